@@ -1,0 +1,78 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+/// Upcoming language features enabled for every target, one reason each.
+let upcomingFeatures: [SwiftSetting] = [
+    // Spell out `any` for existentials so their cost is visible at the use site.
+    .enableUpcomingFeature("ExistentialAny"),
+    // Imports are internal unless marked `public import`, so dependencies never leak into our API by accident.
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    // A file sees only the members of modules it imports itself.
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata-example", targets: ["StrataExample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .target(
+            name: "Strata",
+            dependencies: [
+                "CSQLite",
+                "StrataMacros",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "StrataExample",
+            dependencies: ["Strata"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "StrataReadmeTests",
+            dependencies: ["Strata"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "StrataMacrosTests",
+            dependencies: [
+                "StrataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,51 @@
+/// The entity a fetch reads from, and the clauses that narrow and order it.
+///
+/// Build a fetch by chaining clauses:
+/// ```swift
+/// let adults = try await stack.fetchAll(From<Person>().where(\.age >= 18).orderBy(.ascending(\.name)))
+/// ```
+/// A `From` is a plain `Sendable` value; key paths are resolved to columns when it is built, and a key
+/// path that is not a stored field makes the fetch throw ``StrataError/Code/unsupportedQuery``.
+public struct From<E: Entity>: Sendable {
+    /// The filter; every object when `nil`.
+    public private(set) var predicate: Where<E>?
+    /// The order; unspecified when empty.
+    public private(set) var order: OrderBy<E>
+    /// The maximum number of objects to fetch.
+    public private(set) var limit: Int?
+    /// The number of matching objects to skip.
+    public private(set) var offset: Int?
+
+    /// Reads every object of entity `E`.
+    public init() {
+        order = OrderBy<E>()
+    }
+
+    /// Keeps only the objects that match; a second `where` is combined with the first by AND.
+    public func `where`(_ predicate: Where<E>) -> From<E> {
+        var copy = self
+        copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
+        return copy
+    }
+
+    /// Orders the objects; a second `orderBy` adds its keys after the first one's.
+    public func orderBy(_ order: OrderBy<E>) -> From<E> {
+        var copy = self
+        copy.order = self.order + order
+        return copy
+    }
+
+    /// Fetches at most `count` objects.
+    public func limit(_ count: Int) -> From<E> {
+        var copy = self
+        copy.limit = count
+        return copy
+    }
+
+    /// Skips the first `count` matching objects.
+    public func offset(_ count: Int) -> From<E> {
+        var copy = self
+        copy.offset = count
+        return copy
+    }
+}

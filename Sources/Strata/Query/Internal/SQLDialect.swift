@@ -1,0 +1,34 @@
+import Foundation
+
+/// The seam between Strata and the SQL it writes: identifier quoting, placeholders and the few
+/// clauses that differ between engines. Only SQLite exists today; a PostgreSQL dialect would
+/// implement the same requirements.
+protocol SQLDialect: Sendable {
+    /// Quotes an identifier (table or column name).
+    func quote(_ identifier: String) -> String
+    /// The placeholder of the n-th bound value (1-based).
+    func placeholder(_ index: Int) -> String
+    /// The column type for a storage class.
+    func columnType(_ storageClass: StorageClass) -> String
+    /// The primary key column declaration of an entity table.
+    var primaryKeyDeclaration: String { get }
+    /// The clause that returns the IDs of deleted rows, appended to a DELETE.
+    var returningIDClause: String { get }
+}
+
+/// SQLite's dialect.
+struct SQLiteDialect: SQLDialect {
+    func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    func placeholder(_ index: Int) -> String { "?" }
+
+    func columnType(_ storageClass: StorageClass) -> String { storageClass.rawValue }
+
+    /// IDs are never reused, even after deletes, so an ID seen by an observer or kept in history
+    /// always names the same object.
+    var primaryKeyDeclaration: String { "\"id\" INTEGER PRIMARY KEY AUTOINCREMENT" }
+
+    var returningIDClause: String { " RETURNING \"id\"" }
+}

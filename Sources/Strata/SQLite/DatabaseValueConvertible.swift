@@ -1,0 +1,222 @@
+public import Foundation
+
+/// A Swift type that Strata stores in one SQLite column.
+///
+/// Strata provides conformances for `Bool`, every fixed-width integer, `Double`, `Float`, `String`,
+/// `Data`, `Date`, `UUID`, `URL`, `Decimal`, and optionals of these. An enum whose raw value is one of
+/// these gets its conformance by declaring it:
+///
+/// ```swift
+/// enum Mood: String, DatabaseValueConvertible { case happy, grumpy }
+/// ```
+public protocol DatabaseValueConvertible: Sendable {
+    /// The column type Strata declares for values of this type.
+    static var storageClass: StorageClass { get }
+    /// Whether `NULL` is a valid value of this type (true only for optionals).
+    static var isOptional: Bool { get }
+    /// The value as SQLite stores it.
+    var databaseValue: DatabaseValue { get }
+    /// Makes a value from what SQLite stored, or returns `nil` when the stored value cannot represent one.
+    init?(databaseValue: DatabaseValue)
+}
+
+extension DatabaseValueConvertible {
+    /// Values are not optional unless they say so.
+    public static var isOptional: Bool { false }
+}
+
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public static var storageClass: StorageClass { Wrapped.storageClass }
+    public static var isOptional: Bool { true }
+
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case .none: .null
+        case .some(let wrapped): wrapped.databaseValue
+        }
+    }
+
+    public init?(databaseValue: DatabaseValue) {
+        if case .null = databaseValue {
+            self = .none
+            return
+        }
+        guard let wrapped = Wrapped(databaseValue: databaseValue) else { return nil }
+        self = .some(wrapped)
+    }
+}
+
+extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
+    /// Raw-value enums are stored as their raw value.
+    public static var storageClass: StorageClass { RawValue.storageClass }
+
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public init?(databaseValue: DatabaseValue) {
+        guard let raw = RawValue(databaseValue: databaseValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+}
+
+extension Bool: DatabaseValueConvertible {
+    public static var storageClass: StorageClass { .integer }
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .integer(let value): self = value != 0
+        case .real(let value): self = value != 0
+        default: return nil
+        }
+    }
+}
+
+extension Double: DatabaseValueConvertible {
+    public static var storageClass: StorageClass { .real }
+    public var databaseValue: DatabaseValue { .real(self) }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .real(let value): self = value
+        case .integer(let value): self = Double(value)
+        default: return nil
+        }
+    }
+}
+
+extension Float: DatabaseValueConvertible {
+    public static var storageClass: StorageClass { .real }
+    public var databaseValue: DatabaseValue { .real(Double(self)) }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .real(let value): self = Float(value)
+        case .integer(let value): self = Float(value)
+        default: return nil
+        }
+    }
+}
+
+extension String: DatabaseValueConvertible {
+    public static var storageClass: StorageClass { .text }
+    public var databaseValue: DatabaseValue { .text(self) }
+    public init?(databaseValue: DatabaseValue) {
+        guard case .text(let value) = databaseValue else { return nil }
+        self = value
+    }
+}
+
+extension Data: DatabaseValueConvertible {
+    public static var storageClass: StorageClass { .blob }
+    public var databaseValue: DatabaseValue { .blob(self) }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .blob(let value): self = value
+        case .text(let value): self = Data(value.utf8)
+        default: return nil
+        }
+    }
+}
+
+extension Date: DatabaseValueConvertible {
+    /// Dates are stored as seconds since 2001-01-01 00:00:00 UTC (Core Data's reference date), the
+    /// representation `Date` keeps itself, so every date reads back exactly and dates sort and compare
+    /// in SQL. In SQL, `unixepoch` seconds are `value + 978307200`.
+    public static var storageClass: StorageClass { .real }
+    public var databaseValue: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .real(let value): self.init(timeIntervalSinceReferenceDate: value)
+        case .integer(let value): self.init(timeIntervalSinceReferenceDate: Double(value))
+        default: return nil
+        }
+    }
+}
+
+extension UUID: DatabaseValueConvertible {
+    /// UUIDs are stored as their 16 bytes.
+    public static var storageClass: StorageClass { .blob }
+    public var databaseValue: DatabaseValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .blob(let data) where data.count == 16:
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: data) }
+            self.init(uuid: bytes)
+        case .text(let string):
+            guard let uuid = UUID(uuidString: string) else { return nil }
+            self = uuid
+        default:
+            return nil
+        }
+    }
+}
+
+extension URL: DatabaseValueConvertible {
+    /// URLs are stored as their absolute string.
+    public static var storageClass: StorageClass { .text }
+    public var databaseValue: DatabaseValue { .text(absoluteString) }
+    public init?(databaseValue: DatabaseValue) {
+        guard case .text(let string) = databaseValue, let url = URL(string: string) else { return nil }
+        self = url
+    }
+}
+
+extension Decimal: DatabaseValueConvertible {
+    /// Decimals are stored as text so that no digit is lost to floating point.
+    public static var storageClass: StorageClass { .text }
+    public var databaseValue: DatabaseValue { .text(description) }
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .text(let string):
+            guard let value = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            self = value
+        case .integer(let value): self = Decimal(value)
+        case .real(let value): self = Decimal(value)
+        default: return nil
+        }
+    }
+}
+
+// MARK: - Integers
+
+extension Int: DatabaseValueConvertible {}
+extension Int8: DatabaseValueConvertible {}
+extension Int16: DatabaseValueConvertible {}
+extension Int32: DatabaseValueConvertible {}
+extension Int64: DatabaseValueConvertible {}
+extension UInt: DatabaseValueConvertible {}
+extension UInt8: DatabaseValueConvertible {}
+extension UInt16: DatabaseValueConvertible {}
+extension UInt32: DatabaseValueConvertible {}
+extension UInt64: DatabaseValueConvertible {}
+
+extension DatabaseValueConvertible where Self: FixedWidthInteger {
+    /// Integers are stored as SQLite's 64-bit integers.
+    public static var storageClass: StorageClass { .integer }
+
+    /// The stored integer. `UInt64` and `UInt` values above `Int64.max` keep their bit pattern and read
+    /// back exactly, but sort as negative numbers in SQL.
+    public var databaseValue: DatabaseValue {
+        if let exact = Int64(exactly: self) { return .integer(exact) }
+        return .integer(Int64(truncatingIfNeeded: self))
+    }
+
+    /// Reads an integer; a stored value out of this type's range gives `nil`.
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
+        case .integer(let value):
+            if let exact = Self(exactly: value) {
+                self = exact
+            } else if Self.bitWidth == 64, !Self.isSigned {
+                self = Self(truncatingIfNeeded: value)
+            } else {
+                return nil
+            }
+        case .real(let value):
+            guard let exact = Self(exactly: value) else { return nil }
+            self = exact
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,235 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection with its statement cache.
+///
+/// A connection is used by one executor at a time (the writer's, or one reader's), so it opens with
+/// `SQLITE_OPEN_NOMUTEX`. Only ``InterruptHandle`` may be used from elsewhere.
+@usableFromInline
+final class Connection {
+    /// How to open a connection.
+    struct Options: Sendable {
+        var readOnly = false
+        var create = true
+        var walMode = true
+        var busyTimeoutMilliseconds: Int32 = 5_000
+        var synchronous: Synchronous = .normal
+    }
+
+    /// SQLite's `synchronous` setting.
+    enum Synchronous: String, Sendable {
+        case off = "OFF", normal = "NORMAL", full = "FULL"
+    }
+
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: Statement] = [:]
+    private(set) var isClosed = false
+
+    /// Opens (and, unless read-only, creates) a database.
+    init(path: String, options: Options) throws(StrataError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if options.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if options.create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = Connection.openError(rc: rc, db: db, path: path)
+            sqlite3_close_v2(db)
+            throw error
+        }
+        sqlite3_extended_result_codes(db, 1)
+        self.handle = db
+        self.path = path
+        do throws(StrataError) {
+            sqlite3_busy_timeout(db, options.busyTimeoutMilliseconds)
+            // Reading the schema here surfaces "not a database" before anything is written.
+            try execute("SELECT count(*) FROM sqlite_schema")
+            if !options.readOnly, sqlite3_db_readonly(db, "main") == 1 {
+                throw StrataError(
+                    .readOnly,
+                    "The database at \(path) can only be read (the file or its directory is read-only). "
+                        + "Open it from a writable location, or fix its permissions.",
+                    sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
+            }
+            try execute("PRAGMA foreign_keys = ON")
+            if !options.readOnly {
+                if options.walMode {
+                    let mode = try pragmaText("PRAGMA journal_mode = WAL")
+                    if mode.lowercased() != "wal", !path.contains("mode=memory") {
+                        throw StrataError(
+                            .cannotOpen,
+                            "SQLite refused WAL mode for \(path) (it stayed in \(mode) mode); "
+                                + "Strata's readers need WAL. Use a local file system.")
+                    }
+                }
+                try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
+            }
+        } catch {
+            cache.removeAll()
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes the cached statements and closes the connection. Further use throws.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    static let closedError = StrataError(
+        .stackClosed, "The data stack was closed; open a new DataStack to keep working with the store.")
+
+    private static func openError(rc: Int32, db: OpaquePointer?, path: String) -> StrataError {
+        let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
+        let detail = db.flatMap { sqlite3_errmsg($0).map { String(cString: $0) } } ?? String(cString: sqlite3_errstr(rc))
+        switch rc & 0xFF {
+        case SQLITE_CANTOPEN:
+            return StrataError(
+                .cannotOpen,
+                "Cannot open or create the database at \(path): \(detail). Check that the directory exists "
+                    + "and is writable.",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
+        case SQLITE_NOTADB:
+            return StrataError(
+                .notADatabase, "The file at \(path) is not a SQLite database; it was left untouched.",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
+        default:
+            return StrataError(
+                .cannotOpen, "Cannot open the database at \(path): \(detail).",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
+        }
+    }
+
+    /// A handle that interrupts this connection's running statement from any thread.
+    var interruptHandle: InterruptHandle { InterruptHandle(handle: handle) }
+
+    // MARK: Statements
+
+    /// A prepared statement from the cache, reset and with its bindings cleared.
+    @usableFromInline
+    func cachedStatement(_ sql: String) throws(StrataError) -> Statement {
+        if isClosed { throw Connection.closedError }
+        if let statement = cache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// A prepared statement that is not cached (for SQL that runs once).
+    func makeStatement(_ sql: String) throws(StrataError) -> Statement {
+        if isClosed { throw Connection.closedError }
+        return try Statement(connection: self, sql: sql)
+    }
+
+    /// Runs SQL without parameters and discards any rows. May hold several statements.
+    func execute(_ sql: String) throws(StrataError) {
+        if isClosed { throw Connection.closedError }
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) }
+            sqlite3_free(message)
+            throw error(rc: rc, sql: sql, message: text)
+        }
+    }
+
+    /// Runs a statement with bound values and discards any rows.
+    func execute(_ sql: String, _ values: [DatabaseValue]) throws(StrataError) {
+        let statement = try cachedStatement(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    private func pragmaText(_ sql: String) throws(StrataError) -> String {
+        let statement = try makeStatement(sql)
+        guard try statement.step() else { return "" }
+        if case .text(let text) = statement.value(at: 0) { return text }
+        return ""
+    }
+
+    /// The ID of the last inserted row.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows the last statement changed.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Whether a transaction is open.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// SQLite's `PRAGMA data_version`-style counter is read by observation; this is the raw handle's
+    /// total change count, used in tests.
+    var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
+    // MARK: Errors
+
+    /// An error for a failed call, with SQLite's codes and message.
+    func error(rc: Int32, sql: String?, message: String? = nil) -> StrataError {
+        let extended = sqlite3_extended_errcode(handle)
+        let primary = rc & 0xFF
+        let text = message ?? String(cString: sqlite3_errmsg(handle))
+        let code: StrataError.Code
+        var what = text
+        switch primary {
+        case SQLITE_CONSTRAINT:
+            code = extended == SQLiteCode.constraintUnique || extended == SQLiteCode.constraintPrimaryKey
+                ? .uniqueConstraint : .constraint
+        case SQLITE_NOTADB:
+            code = .notADatabase
+            what = "The file at \(path) is not a SQLite database; it was left untouched (\(text))."
+        case SQLITE_READONLY:
+            code = .readOnly
+            what = "The database at \(path) can only be read: \(text). Open it from a writable location."
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            code = .busy
+            what = "The database stayed locked longer than the busy timeout: \(text)."
+        case SQLITE_INTERRUPT:
+            code = .interrupted
+            what = "The statement was interrupted because its task was cancelled."
+        case SQLITE_CANTOPEN:
+            code = .cannotOpen
+        default:
+            code = .sqlite
+        }
+        return StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
+    }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}
+
+/// Interrupts a connection's running statement from another thread.
+///
+/// `@unchecked Sendable`: it holds only the connection pointer, and SQLite documents
+/// `sqlite3_interrupt` as safe to call from any thread while the connection is open; the owner keeps
+/// the connection open for as long as a handle can be used (the duration of one operation), and an
+/// interrupt when no statement runs is a no-op.
+struct InterruptHandle: @unchecked Sendable {
+    let handle: OpaquePointer
+
+    func interrupt() {
+        sqlite3_interrupt(handle)
+    }
+}
+
+/// Extended result codes that C defines as macros Swift cannot import.
+enum SQLiteCode {
+    /// `SQLITE_CONSTRAINT_UNIQUE`.
+    static let constraintUnique: Int32 = 2067
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
+    static let constraintPrimaryKey: Int32 = 1555
+}

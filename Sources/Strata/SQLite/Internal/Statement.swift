@@ -1,0 +1,121 @@
+internal import CSQLite
+import Foundation
+
+/// A prepared statement. Owned by one connection and used on its executor only.
+@usableFromInline
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    unowned let connection: Connection
+    let columnCount: Int32
+
+    init(connection: Connection, sql: String) throws(StrataError) {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw connection.error(rc: rc, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+        self.columnCount = sqlite3_column_count(statement)
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Resets the statement and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds values to parameters 1...n.
+    func bind(_ values: [DatabaseValue]) throws(StrataError) {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to a parameter (1-based).
+    @usableFromInline
+    func bind(_ value: DatabaseValue, at index: Int32) throws(StrataError) {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .integer(let int):
+            rc = sqlite3_bind_int64(handle, index, int)
+        case .real(let double):
+            rc = sqlite3_bind_double(handle, index, double)
+        case .text(var string):
+            rc = string.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    guard let base = chars.baseAddress, !chars.isEmpty else {
+                        return sqlite3_bind_text64(handle, index, "", 0, SQLITE_TRANSIENT_DESTRUCTOR, UInt8(SQLITE_UTF8))
+                    }
+                    return sqlite3_bind_text64(
+                        handle, index, base, UInt64(chars.count), SQLITE_TRANSIENT_DESTRUCTOR, UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            rc = data.withUnsafeBytes { buffer in
+                if let base = buffer.baseAddress {
+                    return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
+                }
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        }
+        if rc != SQLITE_OK {
+            throw connection.error(rc: rc, sql: sql)
+        }
+    }
+
+    /// Steps once: `true` when a row is available, `false` when done.
+    @usableFromInline
+    func step() throws(StrataError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(rc: rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Reads one column of the current row.
+    @usableFromInline
+    func value(at index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+
+    /// The name of a result column.
+    func columnName(at index: Int32) -> String {
+        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "column \(index)"
+    }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}
+
+/// SQLite's `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
+let SQLITE_TRANSIENT_DESTRUCTOR = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+

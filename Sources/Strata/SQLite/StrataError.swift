@@ -1,0 +1,112 @@
+/// The one error type Strata throws.
+///
+/// Every error says what failed in words a user can act on, and carries what is known of the context:
+/// SQLite's primary and extended result codes, SQLite's message, the SQL that failed (with values
+/// elided: values are always bound parameters and never appear in it), and the entity and field.
+///
+/// Match on ``code``:
+/// ```swift
+/// do { try await stack.perform { ... } }
+/// catch let error as StrataError where error.code == .uniqueConstraint { ... }
+/// ```
+public struct StrataError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added in any release, so a `switch` over codes
+    /// needs a `default` branch.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case sqlite, uniqueConstraint, constraint, notADatabase, cannotOpen, readOnly, busy, interrupted
+            case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
+            case unsupportedQuery, invalidArgument, invalidEdit, stackClosed
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// SQLite reported an error not covered by a more specific code; see ``StrataError/sqliteCode``.
+        public static let sqlite = Code(.sqlite)
+        /// A unique field already holds the value; ``StrataError/entity`` and ``StrataError/field`` name it.
+        public static let uniqueConstraint = Code(.uniqueConstraint)
+        /// Another constraint failed (not null, foreign key, check).
+        public static let constraint = Code(.constraint)
+        /// The file exists but is not a SQLite database. Strata did not change it.
+        public static let notADatabase = Code(.notADatabase)
+        /// The database file could not be opened or created (missing directory, read-only location, permissions).
+        public static let cannotOpen = Code(.cannotOpen)
+        /// The database can only be read: the file or its directory is read-only.
+        public static let readOnly = Code(.readOnly)
+        /// The database stayed locked by another connection longer than the busy timeout.
+        public static let busy = Code(.busy)
+        /// A statement was interrupted, because its task was cancelled.
+        public static let interrupted = Code(.interrupted)
+        /// A stored value cannot be read as the field's Swift type.
+        public static let typeMismatch = Code(.typeMismatch)
+        /// The object does not exist (it was deleted, or the ID belongs to no object).
+        public static let notFound = Code(.notFound)
+        /// The transaction was cancelled with ``Transaction/cancel()``; nothing it did was kept.
+        public static let transactionCancelled = Code(.transactionCancelled)
+        /// The transaction was used after it committed, rolled back or ended.
+        public static let transactionClosed = Code(.transactionClosed)
+        /// The store was made with another schema than the one the stack was opened with.
+        public static let schemaMismatch = Code(.schemaMismatch)
+        /// A clause cannot be turned into SQL (for example a key path that is not a stored field).
+        public static let unsupportedQuery = Code(.unsupportedQuery)
+        /// An argument is not valid (for example an empty path or a pool size of zero).
+        public static let invalidArgument = Code(.invalidArgument)
+        /// An edit tried to change what cannot change (the object's ID).
+        public static let invalidEdit = Code(.invalidEdit)
+        /// The data stack was closed.
+        public static let stackClosed = Code(.stackClosed)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What failed and what to do about it.
+    public let message: String
+    /// SQLite's primary result code, when SQLite reported the failure.
+    public let sqliteCode: Int32?
+    /// SQLite's extended result code (for example 2067, `SQLITE_CONSTRAINT_UNIQUE`), when SQLite reported the failure.
+    public let extendedCode: Int32?
+    /// The SQL that failed. Values are bound parameters, so none appears here.
+    public let sql: String?
+    /// The entity involved, when known.
+    public let entity: String?
+    /// The field (property name) involved, when known.
+    public let field: String?
+
+    /// Makes an error. Strata makes its own errors; this initializer serves tests and extensions.
+    public init(
+        _ code: Code, _ message: String, sqliteCode: Int32? = nil, extendedCode: Int32? = nil,
+        sql: String? = nil, entity: String? = nil, field: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.sqliteCode = sqliteCode
+        self.extendedCode = extendedCode
+        self.sql = sql
+        self.entity = entity
+        self.field = field
+    }
+
+    public var description: String {
+        var text = "StrataError.\(code): \(message)"
+        if let entity {
+            text += " [entity: \(entity)\(field.map { ", field: \($0)" } ?? "")]"
+        }
+        if let extendedCode {
+            text += " [SQLite code \(sqliteCode ?? extendedCode & 0xFF), extended \(extendedCode)]"
+        }
+        if let sql {
+            text += " [SQL: \(sql)]"
+        }
+        return text
+    }
+
+    /// The same error with the entity and field filled in where they were not known.
+    func with(entity: String?, field: String? = nil) -> StrataError {
+        StrataError(
+            code, message, sqliteCode: sqliteCode, extendedCode: extendedCode, sql: sql,
+            entity: self.entity ?? entity, field: self.field ?? field)
+    }
+}

@@ -1,0 +1,87 @@
+/// One version of a data model: a name and the entities it holds.
+///
+/// ```swift
+/// let schema = Schema("V1", Person.self, Pet.self)
+/// ```
+/// A new store gets a table per entity, with its indexes. A store remembers the version name and a
+/// hash of the entities (the version lock): opening it with a schema whose name or entities differ
+/// throws ``StrataError/Code/schemaMismatch`` instead of touching the data.
+public struct Schema: Sendable {
+    /// The version name, for example `"V1"`.
+    public let version: String
+    /// The entities, in the order given.
+    public let entities: [EntityDescription]
+
+    /// Declares a schema version with its entities.
+    public init(_ version: String, _ entities: any Entity.Type...) {
+        self.init(version, entities: entities)
+    }
+
+    /// Declares a schema version with its entities.
+    public init(_ version: String, entities: [any Entity.Type]) {
+        self.version = version
+        self.entities = entities.map { $0.entityDescription }
+    }
+
+    /// The entity with this name, if it is part of the schema.
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    /// A stable hash of every entity, field, column, type and option: the version lock.
+    ///
+    /// Two schemas with the same hash create the same tables. It is FNV-1a over a canonical text, so
+    /// it is the same on every platform and in every process.
+    public var versionHash: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in canonicalText.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    var canonicalText: String {
+        entities.sorted { $0.name < $1.name }.map { entity in
+            let fields = entity.fields.map { field in
+                let options = field.options.map { "\($0)" }.sorted().joined(separator: "+")
+                return "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
+            }
+            return "\(entity.name)(\(fields.joined(separator: ",")))"
+        }.joined(separator: ";")
+    }
+
+    /// Checks names: no empty or duplicate entity names, no duplicate columns, no reserved names.
+    func validate() throws(StrataError) {
+        guard !version.isEmpty else {
+            throw StrataError(.invalidArgument, "A schema needs a non-empty version name.")
+        }
+        var names: Set<String> = []
+        for entity in entities {
+            let lowered = entity.name.lowercased()
+            guard !entity.name.isEmpty, !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("strata_") else {
+                throw StrataError(
+                    .invalidArgument,
+                    "The entity name '\(entity.name)' is reserved; names starting with sqlite_ or strata_ "
+                        + "belong to SQLite and Strata. Give the entity another name with @Entity(name:).",
+                    entity: entity.name)
+            }
+            guard names.insert(lowered).inserted else {
+                throw StrataError(
+                    .invalidArgument,
+                    "Schema \(version) holds two entities named '\(entity.name)' (names are case-insensitive "
+                        + "in SQLite). Rename one with @Entity(name:).",
+                    entity: entity.name)
+            }
+            var columns: Set<String> = ["id"]
+            for field in entity.fields where !columns.insert(field.column.lowercased()).inserted {
+                throw StrataError(
+                    .invalidArgument,
+                    "Entity \(entity.name) has two fields stored in column '\(field.column)', or uses the "
+                        + "reserved column 'id'. Give one another column with @Field(column:).",
+                    entity: entity.name, field: field.property)
+            }
+        }
+    }
+}

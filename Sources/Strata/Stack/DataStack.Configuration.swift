@@ -1,0 +1,47 @@
+public import Logging
+
+extension DataStack {
+    /// How a stack opens its store. Every property has a sensible default.
+    public struct Configuration: Sendable {
+        /// The most reader connections open at once (default 4). Reads beyond it wait for a free one.
+        public var maximumReaderCount: Int = 4
+        /// How long a statement waits for a lock held by another process before it throws
+        /// ``StrataError/Code/busy`` (default 5 seconds).
+        public var busyTimeout: Duration = .seconds(5)
+        /// SQLite's `synchronous` setting; `nil` means the storage's default (`.normal` for files in WAL
+        /// mode: durable against application crashes, and against power loss up to the last checkpoint;
+        /// `.off` for in-memory stores).
+        public var synchronous: Synchronous?
+        /// Where Strata logs (at debug and trace levels, with `strata.` metadata keys).
+        public var logger: Logger
+
+        /// The default configuration, logging to a `Logger` labelled "strata".
+        public init(
+            maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), synchronous: Synchronous? = nil,
+            logger: Logger = Logger(label: "strata")
+        ) {
+            self.maximumReaderCount = maximumReaderCount
+            self.busyTimeout = busyTimeout
+            self.synchronous = synchronous
+            self.logger = logger
+        }
+    }
+
+    /// SQLite's `synchronous` setting: how often SQLite waits for data to reach the disk.
+    public enum Synchronous: String, Sendable {
+        /// Never waits: fastest, but an OS crash or power loss may corrupt the database.
+        case off
+        /// Waits at checkpoints (WAL mode): a power loss may lose the last commits, never corrupts.
+        case normal
+        /// Waits at every commit: no commit is lost even to a power loss.
+        case full
+
+        var connectionValue: Connection.Synchronous {
+            switch self {
+            case .off: .off
+            case .normal: .normal
+            case .full: .full
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+/// The entry point of Strata: one store, one writer, a pool of readers.
+///
+/// ```swift
+/// let stack = try await DataStack(Schema("V1", Person.self), storage: SQLiteStore(path: "app.sqlite"))
+/// let id = try await stack.perform { tx in
+///     try tx.create(Into<Person>()) { $0.name = "John"; $0.age = 42 }.id
+/// }
+/// let adults = try await stack.fetchAll(From<Person>().where(\.age >= 18))
+/// ```
+///
+/// A stack is `Sendable`: share one across tasks, actors and request handlers. Its guarantees:
+/// 1. Writes run one at a time, in the order they reach the writer, each atomically.
+/// 2. A read never waits for a write in progress, and sees only committed states.
+/// 3. A read that spans several fetches (``read(_:)``) sees one committed state throughout.
+/// 4. Nothing mutable leaves the stack: fetched objects are values and can change only through a
+///    transaction.
+/// 5. No SQLite call runs on Swift's cooperative thread pool: the writer and each reader have an
+///    executor of their own.
+public final class DataStack: Sendable {
+    /// The schema the stack was opened with.
+    public let schema: Schema
+    /// The path of the database file.
+    public let path: String
+
+    let writer: Writer
+    let readers: ReaderPool
+    let files: StoreFiles
+    let feed: CommitFeed
+    let store: StoreContext
+
+    /// Opens (creating if needed) a store and prepares its tables.
+    ///
+    /// - Parameters:
+    ///   - schema: The entities of the store.
+    ///   - storage: ``InMemoryStore`` (the default) or ``SQLiteStore``.
+    ///   - configuration: Pool size, timeouts, durability and logging.
+    /// - Throws: ``StrataError`` with ``StrataError/Code/notADatabase``, ``StrataError/Code/cannotOpen``,
+    ///   ``StrataError/Code/readOnly`` or ``StrataError/Code/schemaMismatch``; the file is left unchanged.
+    public init(
+        _ schema: Schema, storage: some Storage = InMemoryStore(), configuration: Configuration = Configuration()
+    ) async throws {
+        try schema.validate()
+        guard configuration.maximumReaderCount > 0 else {
+            throw StrataError(.invalidArgument, "maximumReaderCount must be at least 1.")
+        }
+        let location = try storage.location()
+        let files = StoreFiles(path: location.path, isTemporary: location.isTemporary)
+        let timeout = configuration.busyTimeout.components
+        let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
+        var options = Connection.Options()
+        options.busyTimeoutMilliseconds = Int32(clamping: milliseconds)
+        options.synchronous = (configuration.synchronous ?? location.defaultSynchronous).connectionValue
+        let store = StoreContext(schema: schema)
+        let feed = CommitFeed()
+        self.schema = schema
+        self.path = location.path
+        self.store = store
+        self.feed = feed
+        self.files = files
+        self.writer = try await Writer.open(
+            files: files, options: options, store: store, feed: feed, logger: configuration.logger)
+        var readerOptions = options
+        readerOptions.readOnly = true
+        readerOptions.create = false
+        self.readers = ReaderPool(files: files, options: readerOptions, capacity: configuration.maximumReaderCount)
+    }
+
+    // MARK: Writing
+
+    /// Runs a transaction on the writer and commits it.
+    ///
+    /// The closure runs alone on the writer's executor. When it returns, its changes commit together
+    /// and its result is returned. When it throws, calls ``Transaction/cancel()``, or the awaiting task
+    /// is cancelled before the commit, everything it did is rolled back and the error is rethrown
+    /// (`CancellationError` for task cancellation; a cancelled task also interrupts the statement that
+    /// is running). Once the commit has started, cancellation no longer undoes it.
+    ///
+    /// - Returns: Whatever the closure returns, which must be `Sendable` (IDs, snapshots, counts).
+    @discardableResult
+    public func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+        try await writer.perform(body)
+    }
+
+    /// Begins a transaction you commit yourself, possibly several times, for long imports.
+    ///
+    /// An unsafe transaction holds the writer from `beginUnsafe()` until ``UnsafeTransaction/end()``:
+    /// other transactions wait for their turn meanwhile, while reads go on and see only what was
+    /// committed. Don't await ``perform(_:)`` while you hold one: it would wait forever.
+    public func beginUnsafe() async throws -> UnsafeTransaction {
+        let token = try await writer.beginUnsafe()
+        return UnsafeTransaction(writer: writer, token: token)
+    }
+
+    // MARK: Reading
+
+    /// Every object that matches, in the requested order.
+    public func fetchAll<E: Entity>(_ from: From<E>) async throws -> [E] {
+        let store = self.store
+        return try await readers.read { try $0.fetchAll(from, store: store) }
+    }
+
+    /// The first object that matches, or `nil`.
+    public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
+        let store = self.store
+        return try await readers.read { try $0.fetchAll(from.limit(1), store: store).first }
+    }
+
+    /// The number of objects that match.
+    public func fetchCount<E: Entity>(_ from: From<E>) async throws -> Int {
+        let store = self.store
+        return try await readers.read { try $0.fetchCount(from, store: store) }
+    }
+
+    /// The IDs of the objects that match, in the requested order.
+    public func fetchIDs<E: Entity>(_ from: From<E>) async throws -> [EntityID<E>] {
+        let store = self.store
+        return try await readers.read { try $0.fetchIDs(from, store: store) }
+    }
+
+    /// The object with this ID, or `nil` when it does not exist (any more).
+    public func fetchExisting<E: Entity>(_ id: EntityID<E>) async throws -> E? {
+        let store = self.store
+        return try await readers.read { try $0.fetchExisting(id, store: store) }
+    }
+
+    /// The current stored version of an object, or `nil` when it was deleted.
+    public func fetchExisting<E: Entity>(_ object: E) async throws -> E? {
+        try await fetchExisting(object.id)
+    }
+
+    /// Runs several fetches on one consistent state of the store.
+    ///
+    /// ```swift
+    /// let (people, count) = try await stack.read { r in
+    ///     (try r.fetchAll(From<Person>()), try r.fetchCount(From<Pet>()))
+    /// }
+    /// ```
+    /// Commits that land while the closure runs are not seen by it.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws -> T) async throws -> T {
+        let store = self.store
+        return try await readers.read(inTransaction: true) { connection in
+            let context = ReadContext(connection: connection, store: store)
+            defer { context.isOpen = false }
+            return try body(context)
+        }
+    }
+
+    // MARK: Closing
+
+    /// Waits for the running and queued transactions, closes every connection and, for an
+    /// ``InMemoryStore``, removes its files. Afterwards every call throws ``StrataError/Code/stackClosed``.
+    ///
+    /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
+    /// must be free at a known point (before moving or deleting it, or at server shutdown).
+    public func close() async {
+        await writer.close()
+        await readers.close()
+        files.removeIfTemporary()
+    }
+
+    // MARK: Observation feed
+
+    /// The committed change sets, from now on. The input of observation.
+    func changeSets() -> AsyncStream<ChangeSet> {
+        feed.subscribe()
+    }
+}

@@ -1,0 +1,66 @@
+/// Creates a new store's tables, or checks that an existing store matches the schema.
+enum SchemaSetup {
+    static func prepare(_ connection: Connection, schema: Schema) throws(StrataError) {
+        let sql = SchemaSQL()
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StrataError) {
+            let tables = try userTables(connection)
+            if tables.contains(SchemaSQL.metadataTable) {
+                try check(connection, schema: schema)
+            } else if tables.isEmpty {
+                try connection.execute(sql.createMetadataTable)
+                for entity in schema.entities {
+                    for statement in sql.create(entity) {
+                        try connection.execute(statement)
+                    }
+                }
+                let insert = "INSERT INTO \(SchemaSQL.metadataTable) (key, value) VALUES (?, ?)"
+                try connection.execute(insert, [.text("schema_version"), .text(schema.version)])
+                try connection.execute(insert, [.text("schema_hash"), .text(schema.versionHash)])
+            } else {
+                throw StrataError(
+                    .schemaMismatch,
+                    "The database at \(connection.path) already holds tables (\(tables.sorted().joined(separator: ", "))) "
+                        + "that Strata did not create; Strata opens only stores it made. Use a new file.")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func userTables(_ connection: Connection) throws(StrataError) -> Set<String> {
+        let statement = try connection.makeStatement(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        var names: Set<String> = []
+        while try statement.step() {
+            if case .text(let name) = statement.value(at: 0) { names.insert(name) }
+        }
+        return names
+    }
+
+    private static func check(_ connection: Connection, schema: Schema) throws(StrataError) {
+        let statement = try connection.makeStatement("SELECT key, value FROM \(SchemaSQL.metadataTable)")
+        var metadata: [String: String] = [:]
+        while try statement.step() {
+            if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) {
+                metadata[key] = value
+            }
+        }
+        let version = metadata["schema_version"] ?? "?"
+        guard version == schema.version else {
+            throw StrataError(
+                .schemaMismatch,
+                "The store at \(connection.path) is at schema version \(version), but the stack declares version "
+                    + "\(schema.version). Open it with the schema it was made with (migrations between versions "
+                    + "are not built yet).")
+        }
+        guard metadata["schema_hash"] == schema.versionHash else {
+            throw StrataError(
+                .schemaMismatch,
+                "Schema \(schema.version) changed since the store at \(connection.path) was made with it (its entities, "
+                    + "fields or options differ). Declare the change as a new schema version instead of editing \(schema.version).")
+        }
+    }
+}

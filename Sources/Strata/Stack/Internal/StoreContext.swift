@@ -1,0 +1,46 @@
+/// The schema of an open stack with the SQL of each entity prepared once.
+final class StoreContext: Sendable {
+    /// The SQL Strata runs for one entity, built once per stack.
+    struct EntitySQL: Sendable {
+        let description: EntityDescription
+        let insert: String
+        let selectByID: String
+        let deleteByID: String
+    }
+
+    let schema: Schema
+    let builder: QueryBuilder
+    private let entities: [String: EntitySQL]
+
+    init(schema: Schema, builder: QueryBuilder = QueryBuilder()) {
+        self.schema = schema
+        self.builder = builder
+        var entities: [String: EntitySQL] = [:]
+        for description in schema.entities {
+            entities[description.name] = EntitySQL(
+                description: description,
+                insert: builder.insert(description),
+                selectByID: builder.selectByID(description),
+                deleteByID: builder.deleteByID(description))
+        }
+        self.entities = entities
+    }
+
+    /// The prepared SQL of an entity, or an error when the entity is not part of the schema.
+    func entity<E: Entity>(_ type: E.Type) throws(StrataError) -> EntitySQL {
+        let name = E.entityDescription.name
+        guard let entity = entities[name] else {
+            throw StrataError(
+                .invalidArgument,
+                "\(E.self) is not part of schema \(schema.version); add it to the Schema the stack was opened with.",
+                entity: name)
+        }
+        return entity
+    }
+
+    /// The entity and property name behind a `table.column` pair from a SQLite message.
+    func describe(table: String, column: String) -> (entity: String, field: String?) {
+        guard let entity = schema.entity(named: table) else { return (table, column) }
+        return (entity.name, entity.field(forColumn: column)?.property ?? column)
+    }
+}

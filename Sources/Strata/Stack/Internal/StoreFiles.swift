@@ -1,0 +1,27 @@
+import Foundation
+
+/// The files of a store, and whether they go away with it.
+///
+/// Kept alive by the writer and every reader connection, so a temporary (in-memory) store's files are
+/// removed only once the last connection is gone.
+final class StoreFiles: Sendable {
+    let path: String
+    let isTemporary: Bool
+
+    init(path: String, isTemporary: Bool) {
+        self.path = path
+        self.isTemporary = isTemporary
+    }
+
+    deinit {
+        removeIfTemporary()
+    }
+
+    /// Removes the files of a temporary store (idempotent).
+    func removeIfTemporary() {
+        guard isTemporary else { return }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            unlink(path + suffix)
+        }
+    }
+}

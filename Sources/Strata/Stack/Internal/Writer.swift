@@ -1,0 +1,228 @@
+import Logging
+
+/// The writer: the only connection that writes, on an executor of its own.
+///
+/// Transactions are synchronous closures, so one runs from `BEGIN` to `COMMIT` without suspending and
+/// actor reentrancy can never interleave two of them. The only suspension is waiting for the turn,
+/// which an unsafe transaction holds across its awaits; turns are handed out first come, first served.
+actor Writer {
+    nonisolated let executor: QueueExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    nonisolated let interruptHandle: InterruptHandle
+
+    private let connection: Connection
+    private let store: StoreContext
+    private let feed: CommitFeed
+    private let files: StoreFiles
+    private let logger: Logger
+
+    private var isTurnTaken = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var unsafeTransaction: (token: UInt64, transaction: Transaction)?
+    private var nextToken: UInt64 = 1
+
+    /// Opens the write connection on its own executor and prepares the schema there.
+    static func open(
+        files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger
+    ) async throws -> Writer {
+        let executor = QueueExecutor(label: "strata.writer")
+        let schema = store.schema
+        let connection = try await executor.run { () throws -> sending Connection in
+            let connection = try Connection(path: files.path, options: options)
+            try SchemaSetup.prepare(connection, schema: schema)
+            return connection
+        }
+        logger.debug("opened writer", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
+        return Writer(executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger)
+    }
+
+    private init(
+        executor: QueueExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
+        files: StoreFiles, logger: Logger
+    ) {
+        self.executor = executor
+        self.interruptHandle = connection.interruptHandle
+        self.connection = connection
+        self.store = store
+        self.feed = feed
+        self.files = files
+        self.logger = logger
+    }
+
+    // MARK: Turns
+
+    private func takeTurn() async {
+        if isTurnTaken {
+            await withCheckedContinuation { waiters.append($0) }
+        } else {
+            isTurnTaken = true
+        }
+    }
+
+    private func passTurn() {
+        if waiters.isEmpty {
+            isTurnTaken = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+
+    /// Waits for the running transaction (and any queued before), then closes the connection.
+    /// Transactions queued after the close throw ``StrataError/Code/stackClosed``.
+    func close() async {
+        await takeTurn()
+        rollback()
+        unsafeTransaction?.transaction.isOpen = false
+        unsafeTransaction = nil
+        connection.close()
+        passTurn()
+    }
+
+    // MARK: Transactions
+
+    func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        await takeTurn()
+        defer { passTurn() }
+        try Task.checkCancellation()
+        let handle = interruptHandle
+        return try await withTaskCancellationHandler {
+            try runTransaction(body)
+        } onCancel: {
+            handle.interrupt()
+        }
+    }
+
+    private func runTransaction<T>(_ body: (Transaction) throws -> T) throws -> T {
+        try begin()
+        let transaction = Transaction(connection: connection, store: store)
+        defer { transaction.isOpen = false }
+        do {
+            let result = try body(transaction)
+            try Task.checkCancellation()
+            try commit(transaction.changes)
+            return result
+        } catch {
+            rollback()
+            throw Self.cancellationOrError(error)
+        }
+    }
+
+    /// The error to report: a cancelled task reports `CancellationError`, whatever SQLite said.
+    private static func cancellationOrError(_ error: any Error) -> any Error {
+        if let strata = error as? StrataError, strata.code == .transactionCancelled { return error }
+        return Task.isCancelled ? CancellationError() : error
+    }
+
+    private func begin() throws(StrataError) {
+        let statement = try connection.cachedStatement("BEGIN IMMEDIATE")
+        while try statement.step() {}
+    }
+
+    private func commit(_ changes: ChangeSet) throws(StrataError) {
+        let statement = try connection.cachedStatement("COMMIT")
+        while try statement.step() {}
+        if !changes.isEmpty {
+            logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
+            feed.publish(changes)
+        }
+    }
+
+    private func rollback() {
+        guard connection.isInTransaction else { return }
+        do {
+            let statement = try connection.cachedStatement("ROLLBACK")
+            while try statement.step() {}
+        } catch {
+            logger.error("rollback failed", metadata: ["strata.error": "\(error)"])
+        }
+    }
+
+    // MARK: Unsafe transactions
+
+    func beginUnsafe() async throws -> UInt64 {
+        try Task.checkCancellation()
+        await takeTurn()
+        if connection.isClosed {
+            passTurn()
+            throw Connection.closedError
+        }
+        let token = nextToken
+        nextToken += 1
+        unsafeTransaction = (token, Transaction(connection: connection, store: store))
+        return token
+    }
+
+    private func unsafe(_ token: UInt64) throws(StrataError) -> Transaction {
+        guard let unsafeTransaction, unsafeTransaction.token == token else {
+            throw StrataError(.transactionClosed, "This unsafe transaction has ended; begin a new one.")
+        }
+        return unsafeTransaction.transaction
+    }
+
+    func performUnsafe<T: Sendable>(_ token: UInt64, _ body: @Sendable (Transaction) throws -> T) async throws -> T {
+        let transaction = try unsafe(token)
+        try Task.checkCancellation()
+        if !connection.isInTransaction { try begin() }
+        let handle = interruptHandle
+        return try await withTaskCancellationHandler {
+            try runSavepoint(transaction, body)
+        } onCancel: {
+            handle.interrupt()
+        }
+    }
+
+    /// Runs one block of an unsafe transaction in a savepoint, so a block that throws leaves no trace
+    /// while the uncommitted work before it stays.
+    private func runSavepoint<T>(_ transaction: Transaction, _ body: (Transaction) throws -> T) throws -> T {
+        let changesBefore = transaction.changes
+        try connection.execute("SAVEPOINT strata_block")
+        do {
+            let result = try body(transaction)
+            try connection.execute("RELEASE strata_block")
+            return result
+        } catch {
+            transaction.changes = changesBefore
+            if connection.isInTransaction {
+                try? connection.execute("ROLLBACK TO strata_block")
+                try? connection.execute("RELEASE strata_block")
+            }
+            throw Self.cancellationOrError(error)
+        }
+    }
+
+    func commitUnsafe(_ token: UInt64) throws -> ChangeSet {
+        let transaction = try unsafe(token)
+        let changes = transaction.changes
+        if connection.isInTransaction {
+            do {
+                try commit(changes)
+            } catch {
+                rollback()
+                transaction.changes = ChangeSet()
+                throw error
+            }
+        }
+        transaction.changes = ChangeSet()
+        return changes
+    }
+
+    func rollbackUnsafe(_ token: UInt64) throws {
+        let transaction = try unsafe(token)
+        rollback()
+        transaction.changes = ChangeSet()
+    }
+
+    func endUnsafe(_ token: UInt64) {
+        guard let unsafeTransaction, unsafeTransaction.token == token else { return }
+        rollback()
+        unsafeTransaction.transaction.isOpen = false
+        self.unsafeTransaction = nil
+        passTurn()
+    }
+
+    /// Whether an unsafe transaction holds uncommitted changes.
+    func unsafeHasChanges(_ token: UInt64) throws -> Bool {
+        try unsafe(token).hasChanges
+    }
+}

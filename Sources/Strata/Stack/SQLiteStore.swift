@@ -1,0 +1,74 @@
+public import Foundation
+
+/// A store in a SQLite file, created if missing, in WAL mode.
+///
+/// ```swift
+/// SQLiteStore(path: "/var/lib/app/app.sqlite")
+/// SQLiteStore(fileName: "app.sqlite")   // in the application support directory
+/// ```
+/// Opening a file that is not a SQLite database, or a location that cannot be written, throws
+/// ``StrataError/Code/notADatabase``, ``StrataError/Code/cannotOpen`` or ``StrataError/Code/readOnly``
+/// and changes nothing on disk.
+public struct SQLiteStore: Storage {
+    private enum Place: Sendable {
+        case path(String)
+        case fileName(String)
+    }
+
+    private let place: Place
+
+    /// A store at this path. The directory must exist.
+    public init(path: String) {
+        place = .path(path)
+    }
+
+    /// A store at this file URL. The directory must exist.
+    public init(url: URL) {
+        place = .path(url.path)
+    }
+
+    /// A store with this file name in the default directory: the application support directory
+    /// (`~/Library/Application Support/<bundle id>` on Apple platforms, `$XDG_DATA_HOME` or
+    /// `~/.local/share` on Linux), created if missing.
+    public init(fileName: String) {
+        place = .fileName(fileName)
+    }
+
+    /// The default directory for ``init(fileName:)``.
+    public static var defaultDirectory: URL {
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory())
+        #if canImport(Darwin)
+        if let bundle = Bundle.main.bundleIdentifier {
+            return base.appendingPathComponent(bundle, isDirectory: true)
+        }
+        #endif
+        return base
+    }
+
+    public func location() throws(StrataError) -> StorageLocation {
+        switch place {
+        case .path(let path):
+            guard !path.isEmpty, !path.hasPrefix(":memory:") else {
+                throw StrataError(
+                    .invalidArgument,
+                    "SQLiteStore needs a file path; use InMemoryStore for a database that lives in memory.")
+            }
+            return StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal)
+        case .fileName(let name):
+            guard !name.isEmpty, !name.contains("/") else {
+                throw StrataError(
+                    .invalidArgument, "SQLiteStore(fileName:) takes a plain file name such as \"app.sqlite\", not '\(name)'.")
+            }
+            let directory = Self.defaultDirectory
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StrataError(
+                    .cannotOpen, "Cannot create the directory \(directory.path) for the store: \(error.localizedDescription)")
+            }
+            return StorageLocation(
+                path: directory.appendingPathComponent(name).path, isTemporary: false, defaultSynchronous: .normal)
+        }
+    }
+}

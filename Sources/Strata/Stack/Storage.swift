@@ -1,0 +1,21 @@
+/// Where a ``DataStack`` keeps its data: ``InMemoryStore`` or ``SQLiteStore``.
+public protocol Storage: Sendable {
+    /// Resolves the location of the database, creating directories where the storage promises to.
+    func location() throws(StrataError) -> StorageLocation
+}
+
+/// A resolved database location. Made by the storages Strata provides.
+public struct StorageLocation: Sendable {
+    /// The path SQLite opens.
+    public let path: String
+    /// Whether the files are removed when the stack goes away.
+    public let isTemporary: Bool
+    /// The `synchronous` setting this storage wants unless the configuration overrides it.
+    let defaultSynchronous: DataStack.Synchronous
+
+    init(path: String, isTemporary: Bool, defaultSynchronous: DataStack.Synchronous) {
+        self.path = path
+        self.isTemporary = isTemporary
+        self.defaultSynchronous = defaultSynchronous
+    }
+}

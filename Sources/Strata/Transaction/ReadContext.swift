@@ -1,0 +1,62 @@
+/// Reads from one consistent state of the store.
+///
+/// You get a `ReadContext` inside ``DataStack/read(_:)``, where every fetch sees the same committed
+/// state even while writes commit, and as the base of ``Transaction``, where fetches also see the
+/// transaction's own uncommitted changes. A context is only valid inside the closure that received
+/// it; it is not `Sendable`, so it cannot leave it.
+public class ReadContext {
+    let connection: Connection
+    let store: StoreContext
+    var isOpen = true
+
+    init(connection: Connection, store: StoreContext) {
+        self.connection = connection
+        self.store = store
+    }
+
+    func checkOpen() throws(StrataError) {
+        guard isOpen else {
+            throw StrataError(
+                .transactionClosed,
+                "This transaction or read context has ended; use the one passed to the current closure.")
+        }
+    }
+
+    /// Every object that matches, in the requested order.
+    public func fetchAll<E: Entity>(_ from: From<E>) throws -> [E] {
+        try checkOpen()
+        return try connection.fetchAll(from, store: store)
+    }
+
+    /// The first object that matches, or `nil`.
+    public func fetchOne<E: Entity>(_ from: From<E>) throws -> E? {
+        try checkOpen()
+        return try connection.fetchAll(from.limit(1), store: store).first
+    }
+
+    /// The number of objects that match.
+    public func fetchCount<E: Entity>(_ from: From<E>) throws -> Int {
+        try checkOpen()
+        return try connection.fetchCount(from, store: store)
+    }
+
+    /// The IDs of the objects that match, in the requested order.
+    public func fetchIDs<E: Entity>(_ from: From<E>) throws -> [EntityID<E>] {
+        try checkOpen()
+        return try connection.fetchIDs(from, store: store)
+    }
+
+    /// The object with this ID, or `nil` when it does not exist (any more).
+    public func fetchExisting<E: Entity>(_ id: EntityID<E>) throws -> E? {
+        try checkOpen()
+        return try connection.fetchExisting(id, store: store)
+    }
+
+    /// The current stored version of an object, or `nil` when it was deleted.
+    public func fetchExisting<E: Entity>(_ object: E) throws -> E? {
+        try fetchExisting(object.id)
+    }
+}
+
+@available(*, unavailable)
+extension ReadContext: Sendable {}

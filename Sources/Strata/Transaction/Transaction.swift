@@ -1,0 +1,213 @@
+import Foundation
+
+/// The one place where objects are created, edited and deleted.
+///
+/// You get a `Transaction` inside ``DataStack/perform(_:)``: the closure runs on the writer, alone,
+/// and everything it does commits together when it returns, or not at all when it throws, calls
+/// ``cancel()``, or its task is cancelled before the commit. Fetches inside a transaction see its own
+/// uncommitted changes.
+///
+/// ```swift
+/// let id = try await stack.perform { tx in
+///     let person = try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 36 }
+///     try tx.edit(person) { $0.age += 1 }
+///     return person.id
+/// }
+/// ```
+///
+/// A transaction is not `Sendable`, and objects are values: nothing mutable escapes, so an object can
+/// only change through a transaction, and a transaction cannot be used once its closure returned.
+public final class Transaction: ReadContext {
+    /// The changes made so far and not yet committed.
+    var changes = ChangeSet()
+
+    /// Whether the transaction created, edited or deleted anything so far.
+    public var hasChanges: Bool { !changes.isEmpty }
+
+    /// The IDs of the objects of `E` created so far in this transaction.
+    public func insertedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { changes.insertedIDs(type) }
+
+    /// The IDs of the objects of `E` edited so far in this transaction (not counting created ones).
+    public func updatedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { changes.updatedIDs(type) }
+
+    /// The IDs of the objects of `E` deleted so far in this transaction.
+    public func deletedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { changes.deletedIDs(type) }
+
+    // MARK: Create
+
+    /// Creates an object: starts from its default and dynamic initial values, lets `configure` set
+    /// its fields, inserts it, and returns it with its new ID.
+    ///
+    /// - Throws: ``StrataError/Code/uniqueConstraint`` naming the entity and field when a unique
+    ///   field's value is taken; any error `configure` throws.
+    @discardableResult
+    public func create<E: Entity>(_ into: Into<E>, _ configure: (inout E) throws -> Void = { _ in }) throws -> E {
+        try checkOpen()
+        let entity = try store.entity(E.self)
+        var object = E(newObject: NewObject())
+        try configure(&object)
+        guard !object.id.isSaved else {
+            throw StrataError(
+                .invalidEdit, "The ID of a new \(E.self) is assigned by the store; don't set it in create.",
+                entity: entity.description.name, field: "id")
+        }
+        let statement = try connection.cachedStatement(entity.insert)
+        var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 1))
+        object.encodeFields(to: &encoder)
+        if let failure = encoder.failure { throw failure.with(entity: entity.description.name) }
+        do {
+            while try statement.step() {}
+        } catch {
+            throw describeConstraint(error, entity: entity.description)
+        }
+        object.id = EntityID(rawValue: connection.lastInsertedRowID)
+        changes.recordInsert(entity: entity.description.name, id: object.id.rawValue)
+        return object
+    }
+
+    // MARK: Edit
+
+    /// Edits the stored version of an object and writes only the fields that changed.
+    ///
+    /// `body` receives the object as currently stored in this transaction, not the copy you pass,
+    /// so edits never overwrite newer values with stale ones.
+    ///
+    /// - Returns: The object after the edit.
+    /// - Throws: ``StrataError/Code/notFound`` when the object was deleted; ``StrataError/Code/invalidEdit``
+    ///   when `body` changes the ID; ``StrataError/Code/uniqueConstraint`` when a unique value is taken.
+    @discardableResult
+    public func edit<E: Entity>(_ object: E, _ body: (inout E) throws -> Void) throws -> E {
+        try edit(object.id, body)
+    }
+
+    /// Edits the object with this ID and writes only the fields that changed.
+    @discardableResult
+    public func edit<E: Entity>(_ id: EntityID<E>, _ body: (inout E) throws -> Void) throws -> E {
+        try checkOpen()
+        let entity = try store.entity(E.self)
+        guard let current = try connection.fetchExisting(id, store: store) else {
+            throw StrataError(
+                .notFound, "\(id) does not exist (it was deleted, or never created); nothing was edited.",
+                entity: entity.description.name)
+        }
+        var edited = current
+        try body(&edited)
+        guard edited.id == current.id else {
+            throw StrataError(
+                .invalidEdit, "An edit changed the ID of \(id); IDs are assigned by the store and never change.",
+                entity: entity.description.name, field: "id")
+        }
+        let before = FieldEncoder.values(of: current)
+        let after = FieldEncoder.values(of: edited)
+        let changed = before.indices.filter { before[$0] != after[$0] }
+        guard !changed.isEmpty else { return edited }
+        let statement = try connection.cachedStatement(store.builder.update(entity.description, fields: changed))
+        for (offset, index) in changed.enumerated() {
+            try statement.bind(after[index], at: Int32(offset + 1))
+        }
+        try statement.bind(.integer(id.rawValue), at: Int32(changed.count + 1))
+        do {
+            while try statement.step() {}
+        } catch {
+            throw describeConstraint(error, entity: entity.description)
+        }
+        let fields = Set(changed.map { entity.description.fields[$0].property })
+        changes.recordUpdate(entity: entity.description.name, id: id.rawValue, fields: fields)
+        return edited
+    }
+
+    // MARK: Delete
+
+    /// Deletes an object. Deleting an object that no longer exists does nothing.
+    public func delete<E: Entity>(_ object: E) throws {
+        try delete(object.id)
+    }
+
+    /// Deletes the object with this ID. Deleting an object that no longer exists does nothing.
+    public func delete<E: Entity>(_ id: EntityID<E>) throws {
+        try checkOpen()
+        let entity = try store.entity(E.self)
+        let statement = try connection.cachedStatement(entity.deleteByID)
+        try statement.bind(.integer(id.rawValue), at: 1)
+        do {
+            while try statement.step() {}
+        } catch {
+            throw describeConstraint(error, entity: entity.description)
+        }
+        if connection.changes > 0 {
+            changes.recordDelete(entity: entity.description.name, id: id.rawValue)
+        }
+    }
+
+    /// Deletes several objects.
+    public func delete<S: Sequence>(_ objects: S) throws where S.Element: Entity {
+        for object in objects { try delete(object.id) }
+    }
+
+    /// Deletes the objects with these IDs.
+    public func delete<E: Entity, S: Sequence>(ids: S) throws where S.Element == EntityID<E> {
+        for id in ids { try delete(id) }
+    }
+
+    /// Deletes every object that matches and returns how many were deleted.
+    @discardableResult
+    public func deleteAll<E: Entity>(_ from: From<E>) throws -> Int {
+        try checkOpen()
+        let entity = try store.entity(E.self)
+        let query = try store.builder.delete(from)
+        let statement = try connection.cachedStatement(query.sql)
+        try statement.bind(query.bindings)
+        var deleted: [Int64] = []
+        do {
+            while try statement.step() {
+                if case .integer(let id) = statement.value(at: 0) { deleted.append(id) }
+            }
+        } catch {
+            throw describeConstraint(error, entity: entity.description)
+        }
+        for id in deleted {
+            changes.recordDelete(entity: entity.description.name, id: id)
+        }
+        return deleted.count
+    }
+
+    // MARK: Cancel
+
+    /// Cancels the transaction: everything it did is rolled back, and ``DataStack/perform(_:)`` throws
+    /// ``StrataError/Code/transactionCancelled``.
+    ///
+    /// ```swift
+    /// try await stack.perform { tx in
+    ///     if try tx.fetchCount(From<Person>()) > 100 { try tx.cancel() }
+    /// }
+    /// ```
+    public func cancel() throws -> Never {
+        throw StrataError(.transactionCancelled, "The transaction was cancelled; nothing it did was kept.")
+    }
+
+    // MARK: Errors
+
+    /// Names the entity and field of a constraint violation reported as `table.column`.
+    private func describeConstraint(_ error: any Error, entity: EntityDescription) -> any Error {
+        guard let error = error as? StrataError else { return error }
+        guard error.code == .uniqueConstraint || error.code == .constraint else {
+            return error.with(entity: entity.name)
+        }
+        let sqliteMessage = error.message
+        var target: (entity: String, field: String?) = (entity.name, nil)
+        if let colon = sqliteMessage.range(of: ": ") {
+            let pairs = sqliteMessage[colon.upperBound...].split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            if let first = pairs.first, let dot = first.firstIndex(of: ".") {
+                target = store.describe(table: String(first[..<dot]), column: String(first[first.index(after: dot)...]))
+            }
+        }
+        let what = error.code == .uniqueConstraint
+            ? "Another \(target.entity) already has this \(target.field ?? "value"); \(target.field ?? "the field") must be unique."
+            : "A constraint of \(target.entity) failed: \(sqliteMessage)."
+        return StrataError(
+            error.code, what, sqliteCode: error.sqliteCode, extendedCode: error.extendedCode, sql: error.sql,
+            entity: target.entity, field: target.field)
+    }
+}

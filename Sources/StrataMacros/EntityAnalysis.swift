@@ -1,0 +1,258 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+
+/// What `@Entity` reads from the struct it is attached to: the names, the stored fields, and every
+/// problem found on the way, each at the node to fix.
+///
+/// Both roles of ``EntityMacro`` run the same analysis; only the member role reports the diagnostics,
+/// so that each appears once, and the extension role generates nothing when there is any.
+struct EntityAnalysis {
+    /// The struct, or `nil` when the macro is attached to something else.
+    private(set) var structDecl: StructDeclSyntax?
+    /// The struct name as Swift code spells it.
+    private(set) var typeName = ""
+    /// The struct name as a plain string, without backticks.
+    var plainTypeName: String { structDecl?.name.plainName ?? "" }
+    /// The entity (table) name.
+    private(set) var entityName = ""
+    /// The stored fields, in declaration order.
+    private(set) var fields: [StoredField] = []
+    /// The problems found, in source order.
+    private(set) var diagnostics: [Diagnostic] = []
+    /// The lowercased column names seen so far, with the property that uses each.
+    private var columns: [String: String] = [:]
+
+    /// Whether the macro can generate the conformance.
+    var isValid: Bool { structDecl != nil && diagnostics.isEmpty }
+
+    /// The access modifier, with a trailing space, that the generated members need to witness the
+    /// protocol requirements: `public ` for a public struct, `package ` for a package one, empty otherwise.
+    var accessPrefix: String {
+        guard let modifiers = structDecl?.modifiers else { return "" }
+        if modifiers.contains(.public) || modifiers.contains(.open) { return "public " }
+        if modifiers.contains(.package) { return "package " }
+        return ""
+    }
+
+    /// Analyzes `declaration`, to which the `@Entity` attribute `node` is attached.
+    init(attribute node: AttributeSyntax, declaration: some DeclGroupSyntax) {
+        guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+            diagnoseNotAStruct(declaration)
+            return
+        }
+        self.structDecl = structDecl
+        typeName = structDecl.name.text
+        if let generics = structDecl.genericParameterClause {
+            diagnose(generics, .genericStruct)
+        }
+        readEntityName(node, structName: structDecl.name)
+        for member in structDecl.memberBlock.members {
+            if let variable = member.decl.as(VariableDeclSyntax.self) {
+                analyze(variable)
+            } else if let ifConfig = member.decl.as(IfConfigDeclSyntax.self) {
+                diagnoseStoredProperties(in: ifConfig)
+            }
+        }
+    }
+
+    // MARK: - The declaration
+
+    private mutating func diagnoseNotAStruct(_ declaration: some DeclGroupSyntax) {
+        if let decl = declaration.as(ClassDeclSyntax.self) {
+            diagnose(decl.classKeyword, .notAStruct(kind: "a class"))
+        } else if let decl = declaration.as(EnumDeclSyntax.self) {
+            diagnose(decl.enumKeyword, .notAStruct(kind: "an enum"))
+        } else if let decl = declaration.as(ActorDeclSyntax.self) {
+            diagnose(decl.actorKeyword, .notAStruct(kind: "an actor"))
+        } else if let decl = declaration.as(ProtocolDeclSyntax.self) {
+            diagnose(decl.protocolKeyword, .notAStruct(kind: "a protocol"))
+        } else if let decl = declaration.as(ExtensionDeclSyntax.self) {
+            diagnose(decl.extensionKeyword, .notAStruct(kind: "an extension"))
+        } else {
+            diagnose(declaration, .notAStruct(kind: "this declaration"))
+        }
+    }
+
+    private mutating func readEntityName(_ node: AttributeSyntax, structName: TokenSyntax) {
+        let argument = node.argumentList.first { $0.label?.text == "name" }
+        switch argument.map({ StringLiteral.value(of: $0.expression) }) ?? .absent {
+        case .absent:
+            entityName = structName.plainName
+            if entityName.asciiLowercased.hasPrefix("sqlite_") {
+                diagnose(structName, .reservedEntityName(entityName))
+            }
+        case .string(let name):
+            entityName = name
+            if let argument, !Self.isValidName(name) {
+                diagnose(argument.expression, .invalidEntityName(name))
+            } else if let argument, name.asciiLowercased.hasPrefix("sqlite_") {
+                diagnose(argument.expression, .reservedEntityName(name))
+            }
+        case .notLiteral:
+            if let argument { diagnose(argument.expression, .entityNameNotLiteral) }
+        }
+    }
+
+    // MARK: - Properties
+
+    private mutating func analyze(_ variable: VariableDeclSyntax) {
+        guard !variable.isTypeProperty else { return }
+        let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+        guard variable.bindings.count == 1, let binding = variable.bindings.first else {
+            if isLet || variable.hasStoredBinding {
+                let split = FixIt(
+                    message: StrataFixIt.splitDeclaration,
+                    changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(Self.split(variable)))])
+                diagnostics.append(
+                    Diagnostic(
+                        node: variable.bindings, message: StrataDiagnostic.multipleBindings, fixIts: [split]))
+            }
+            return
+        }
+        guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
+            if isLet || binding.isStored { diagnose(binding.pattern, .nonIdentifierPattern) }
+            return
+        }
+        let name = pattern.identifier.plainName
+        guard name != "id" else {
+            diagnose(pattern.identifier, .reservedID)
+            return
+        }
+        guard binding.isStored else { return }
+        if let lazy = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
+            diagnose(lazy, .lazyProperty(name))
+            return
+        }
+        if isLet {
+            let fixIt = FixIt(
+                message: StrataFixIt.replaceLetWithVar,
+                changes: [
+                    .replace(
+                        oldNode: Syntax(variable.bindingSpecifier),
+                        newNode: Syntax(variable.bindingSpecifier.with(\.tokenKind, .keyword(.var))))
+                ])
+            diagnostics.append(
+                Diagnostic(
+                    node: variable.bindingSpecifier, message: StrataDiagnostic.letProperty(name), fixIts: [fixIt]))
+        }
+
+        let attributes = variable.fieldAttributes
+        for extra in attributes.dropFirst() {
+            diagnose(extra, .duplicateFieldAttribute(name))
+        }
+        let arguments =
+            attributes.first.map { FieldArguments(attribute: $0, diagnostics: &diagnostics) } ?? FieldArguments()
+
+        var isOptional = false
+        if let type = binding.typeAnnotation?.type {
+            isOptional = PropertyType.isOptional(type)
+            if PropertyType.isUnsupported(type) {
+                diagnose(type, .unsupportedType(type.trimmedDescription))
+            } else if binding.initializer == nil, arguments.dynamicInitialValue == nil, !isOptional {
+                diagnoseMissingDefault(binding, name: name, node: pattern.identifier)
+            }
+        } else if binding.initializer.map({ PropertyType.isInferableLiteral($0.value) }) != true {
+            // Without an annotation, only a literal says the type (String, Int, Double or Bool) at a glance.
+            diagnose(pattern.identifier, .needsTypeAnnotation(name))
+        }
+
+        let column = arguments.column ?? name
+        checkColumn(column, property: name, node: arguments.columnExpression.map(Syntax.init) ?? Syntax(pattern))
+        fields.append(
+            StoredField(
+                identifier: pattern.identifier.trimmedDescription,
+                name: name,
+                column: column,
+                options: arguments.options,
+                defaultValue: binding.initializer?.value.trimmed,
+                dynamicInitialValue: arguments.dynamicInitialValue?.trimmed,
+                isOptional: isOptional))
+    }
+
+    private mutating func diagnoseMissingDefault(_ binding: PatternBindingSyntax, name: String, node: TokenSyntax) {
+        var fixIts: [FixIt] = []
+        if let annotation = binding.typeAnnotation, let value = PropertyType.suggestedDefault(for: annotation.type) {
+            let initializer = InitializerClauseSyntax(
+                equal: .equalToken(leadingTrivia: .space, trailingTrivia: .space),
+                value: ExprSyntax("\(raw: value)").with(\.trailingTrivia, annotation.trailingTrivia))
+            let fixed = binding.with(\.typeAnnotation, annotation.with(\.trailingTrivia, []))
+                .with(\.initializer, initializer)
+            fixIts.append(
+                FixIt(
+                    message: StrataFixIt.insertDefault(value),
+                    changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(fixed))]))
+        }
+        diagnostics.append(Diagnostic(node: node, message: StrataDiagnostic.missingDefault(name), fixIts: fixIts))
+    }
+
+    private mutating func checkColumn(_ column: String, property: String, node: Syntax) {
+        let key = column.asciiLowercased
+        if !Self.isValidName(column) {
+            diagnose(node, .invalidColumnName(column))
+        } else if key == "id" {
+            diagnose(node, .reservedColumn(column))
+        } else if let other = columns[key] {
+            diagnose(node, .duplicateColumn(column, usedBy: other))
+        } else {
+            columns[key] = property
+        }
+    }
+
+    private mutating func diagnoseStoredProperties(in ifConfig: IfConfigDeclSyntax) {
+        for clause in ifConfig.clauses {
+            guard case .decls(let members) = clause.elements else { continue }
+            for member in members {
+                if let variable = member.decl.as(VariableDeclSyntax.self), !variable.isTypeProperty,
+                    variable.hasStoredBinding
+                {
+                    diagnose(variable, .storedPropertyInIfConfig)
+                } else if let nested = member.decl.as(IfConfigDeclSyntax.self) {
+                    diagnoseStoredProperties(in: nested)
+                }
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private mutating func diagnose(_ node: some SyntaxProtocol, _ message: StrataDiagnostic) {
+        diagnostics.append(Diagnostic(node: node, message: message))
+    }
+
+    /// Whether SQLite can take `name` between double quotes: it is not empty and holds no `"` or NUL.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("\"") && !name.contains("\0")
+    }
+
+    /// `var a, b: Int = 0` as one declaration per binding, each binding without a type of its own taking
+    /// the type of the next one that has a type, as the compiler reads it.
+    static func split(_ variable: VariableDeclSyntax) -> CodeBlockItemListSyntax {
+        var bindings = Array(variable.bindings)
+        var nextType: TypeAnnotationSyntax?
+        for index in bindings.indices.reversed() {
+            if let annotation = bindings[index].typeAnnotation {
+                nextType = annotation
+            } else if bindings[index].initializer == nil, let nextType {
+                bindings[index].typeAnnotation = nextType.trimmed
+            }
+        }
+        let indentation = Trivia(pieces: variable.leadingTrivia.reversed().prefix { !$0.isNewline }.reversed())
+        let declarations = bindings.enumerated().map { index, binding in
+            let decl =
+                variable
+                .with(\.bindings, [binding.with(\.trailingComma, nil).trimmed])
+                .with(\.trailingTrivia, [])
+            return CodeBlockItemSyntax(
+                item: .decl(DeclSyntax(index == 0 ? decl : decl.with(\.leadingTrivia, .newline + indentation))))
+        }
+        return CodeBlockItemListSyntax(declarations).with(\.trailingTrivia, variable.trailingTrivia)
+    }
+}
+
+extension String {
+    /// The string with ASCII letters lowercased, as SQLite compares names.
+    var asciiLowercased: String {
+        String(decoding: utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}

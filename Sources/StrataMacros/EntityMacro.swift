@@ -1,0 +1,46 @@
+import SwiftDiagnostics
+public import SwiftSyntax
+public import SwiftSyntaxMacros
+
+/// The implementation of `@Entity`: makes a struct storable by Strata.
+///
+/// As a member macro it adds the `id` property; as an extension macro it adds the `Entity`
+/// conformance with the column metadata (`entityDescription`), the row decoder (`init(row:)`), the
+/// new-object initializer (`init(newObject:)`), the field encoder (`encodeFields(to:)`) and the key
+/// path lookup (`fieldIndex(for:)`). Both roles read the struct with ``EntityAnalysis``; the member role
+/// reports its diagnostics, and neither role generates anything for a struct with a problem, so that
+/// the errors the user sees are the macro's own, at the declarations to fix.
+public enum EntityMacro: MemberMacro, ExtensionMacro {
+    /// The generated code is laid out by ``EntityCode``, one statement per line, and user expressions
+    /// (default values, dynamic initial values) keep the layout they were written with.
+    public static var formatMode: FormatMode { .disabled }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        let analysis = EntityAnalysis(attribute: node, declaration: declaration)
+        for diagnostic in analysis.diagnostics {
+            context.diagnose(diagnostic)
+        }
+        guard analysis.isValid else { return [] }
+        return [EntityCode(analysis: analysis).idProperty]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        let analysis = EntityAnalysis(attribute: node, declaration: declaration)
+        guard analysis.isValid else { return [] }
+        let code = EntityCode(analysis: analysis, qualifiedType: type.trimmedDescription)
+        let decl = code.conformanceExtension(addingConformance: !protocols.isEmpty)
+        guard let extensionDecl = decl.as(ExtensionDeclSyntax.self) else { return [] }
+        return [extensionDecl]
+    }
+}

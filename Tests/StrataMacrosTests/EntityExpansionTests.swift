@@ -1,0 +1,400 @@
+import StrataMacros
+import SwiftSyntaxMacroExpansion
+import Testing
+
+@Suite("@Entity expansion")
+struct EntityExpansionTests {
+    @Test("A public struct gets public members, named columns, options, defaults and dynamic initial values")
+    func fullExample() {
+        assertStrataExpansion(
+            #"""
+            @Entity(name: "People")
+            public struct Person {
+                var name: String = ""
+                @Field(column: "years", .indexed) var age: Int = 0
+                @Field(.unique) var email: String?
+                @Field(dynamicInitialValue: { UUID() }) var token: UUID
+                var nickname = "x"                 // no type annotation is allowed
+                var computed: Int { age * 2 }      // computed: ignored
+                static var shared = 1              // static: ignored
+            }
+            """#,
+            expandedSource: #"""
+                public struct Person {
+                    var name: String = ""
+                    var age: Int = 0
+                    var email: String?
+                    var token: UUID
+                    var nickname = "x"                 // no type annotation is allowed
+                    var computed: Int { age * 2 }      // computed: ignored
+                    static var shared = 1              // static: ignored
+
+                    public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                }
+
+                extension Person: Strata.Entity {
+                    public static let entityDescription = Strata.EntityDescription(name: "People", typeName: "Person", fields: [
+                        Strata.FieldDescription.stored(\Person.name, property: "name", column: "name", options: [], default: ""),
+                        Strata.FieldDescription.stored(\Person.age, property: "age", column: "years", options: [.indexed], default: 0),
+                        Strata.FieldDescription.stored(\Person.email, property: "email", column: "email", options: [.unique]),
+                        Strata.FieldDescription.stored(\Person.token, property: "token", column: "token", options: [], hasDynamicInitialValue: true),
+                        Strata.FieldDescription.stored(\Person.nickname, property: "nickname", column: "nickname", options: [], default: "x"),
+                    ])
+
+                    public init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.name = try row.decode(at: 1)
+                        self.age = try row.decode(at: 2)
+                        self.email = try row.decode(at: 3)
+                        self.token = try row.decode(at: 4)
+                        self.nickname = try row.decode(at: 5)
+                    }
+
+                    public init(newObject: Strata.NewObject) {
+                        self.email = nil
+                        self.token = ({ UUID() })()
+                    }
+
+                    public func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.name)
+                        encoder.encode(self.age)
+                        encoder.encode(self.email)
+                        encoder.encode(self.token)
+                        encoder.encode(self.nickname)
+                    }
+
+                    public static func fieldIndex(for keyPath: Swift.PartialKeyPath<Person>) -> Swift.Int? {
+                        if keyPath == \Person.name { return 0 }
+                        if keyPath == \Person.age { return 1 }
+                        if keyPath == \Person.email { return 2 }
+                        if keyPath == \Person.token { return 3 }
+                        if keyPath == \Person.nickname { return 4 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("An internal struct gets internal members, its type name as entity name, and keeps observed properties")
+    func internalStructWithObservers() {
+        assertStrataExpansion(
+            #"""
+            @Entity
+            struct Note {
+                var text: String = "" {
+                    didSet { edited = true }
+                }
+                var edited = false
+            }
+            """#,
+            expandedSource: #"""
+                struct Note {
+                    var text: String = "" {
+                        didSet { edited = true }
+                    }
+                    var edited = false
+
+                    var id: Strata.EntityID<Note> = Strata.EntityID<Note>.unsaved
+                }
+
+                extension Note: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Note", typeName: "Note", fields: [
+                        Strata.FieldDescription.stored(\Note.text, property: "text", column: "text", options: [], default: ""),
+                        Strata.FieldDescription.stored(\Note.edited, property: "edited", column: "edited", options: [], default: false),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.text = try row.decode(at: 1)
+                        self.edited = try row.decode(at: 2)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.text)
+                        encoder.encode(self.edited)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Note>) -> Swift.Int? {
+                        if keyPath == \Note.text { return 0 }
+                        if keyPath == \Note.edited { return 1 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("A struct without stored properties gets an entity without fields")
+    func emptyStruct() {
+        assertStrataExpansion(
+            """
+            @Entity package struct Marker {
+                func describe() -> String { "marker" }
+            }
+            """,
+            expandedSource: """
+                package struct Marker {
+                    func describe() -> String { "marker" }
+
+                    package var id: Strata.EntityID<Marker> = Strata.EntityID<Marker>.unsaved
+                }
+
+                extension Marker: Strata.Entity {
+                    package static let entityDescription = Strata.EntityDescription(name: "Marker", typeName: "Marker", fields: [])
+
+                    package init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                    }
+
+                    package init(newObject: Strata.NewObject) {}
+
+                    package func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+
+                    package static func fieldIndex(for keyPath: Swift.PartialKeyPath<Marker>) -> Swift.Int? {
+                        return nil
+                    }
+                }
+                """
+        )
+    }
+
+    @Test("Optionals spelled any way start as nil, unless they have a default or a dynamic initial value")
+    func optionals() {
+        assertStrataExpansion(
+            #"""
+            @Entity struct Contact {
+                var phone: Optional<String>
+                var fax: Swift.Optional<String>
+                var pager: String!
+                var city: String? = "Paris"
+                @Field(dynamicInitialValue: Date.init) var seen: Date?
+            }
+            """#,
+            expandedSource: #"""
+                struct Contact {
+                    var phone: Optional<String>
+                    var fax: Swift.Optional<String>
+                    var pager: String!
+                    var city: String? = "Paris"
+                    var seen: Date?
+
+                    var id: Strata.EntityID<Contact> = Strata.EntityID<Contact>.unsaved
+                }
+
+                extension Contact: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Contact", typeName: "Contact", fields: [
+                        Strata.FieldDescription.stored(\Contact.phone, property: "phone", column: "phone", options: []),
+                        Strata.FieldDescription.stored(\Contact.fax, property: "fax", column: "fax", options: []),
+                        Strata.FieldDescription.stored(\Contact.pager, property: "pager", column: "pager", options: []),
+                        Strata.FieldDescription.stored(\Contact.city, property: "city", column: "city", options: [], default: "Paris"),
+                        Strata.FieldDescription.stored(\Contact.seen, property: "seen", column: "seen", options: [], hasDynamicInitialValue: true),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.phone = try row.decode(at: 1)
+                        self.fax = try row.decode(at: 2)
+                        self.pager = try row.decode(at: 3)
+                        self.city = try row.decode(at: 4)
+                        self.seen = try row.decode(at: 5)
+                    }
+
+                    init(newObject: Strata.NewObject) {
+                        self.phone = nil
+                        self.fax = nil
+                        self.pager = nil
+                        self.seen = (Date.init)()
+                    }
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.phone)
+                        encoder.encode(self.fax)
+                        encoder.encode(self.pager)
+                        encoder.encode(self.city)
+                        encoder.encode(self.seen)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Contact>) -> Swift.Int? {
+                        if keyPath == \Contact.phone { return 0 }
+                        if keyPath == \Contact.fax { return 1 }
+                        if keyPath == \Contact.pager { return 2 }
+                        if keyPath == \Contact.city { return 3 }
+                        if keyPath == \Contact.seen { return 4 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("A field with both a default and a dynamic initial value declares both and evaluates the dynamic one")
+    func defaultAndDynamicInitialValue() {
+        assertStrataExpansion(
+            #"""
+            @Entity struct Event {
+                @Field(.indexed, dynamicInitialValue: { Date() }) var created: Date = .distantPast
+            }
+            """#,
+            expandedSource: #"""
+                struct Event {
+                    var created: Date = .distantPast
+
+                    var id: Strata.EntityID<Event> = Strata.EntityID<Event>.unsaved
+                }
+
+                extension Event: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Event", typeName: "Event", fields: [
+                        Strata.FieldDescription.stored(\Event.created, property: "created", column: "created", options: [.indexed], hasDynamicInitialValue: true, default: .distantPast),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.created = try row.decode(at: 1)
+                    }
+
+                    init(newObject: Strata.NewObject) {
+                        self.created = ({ Date() })()
+                    }
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.created)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Event>) -> Swift.Int? {
+                        if keyPath == \Event.created { return 0 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("Qualified options are accepted and repeated ones kept once; names are escaped; backticks stay in code only")
+    func spellings() {
+        assertStrataExpansion(
+            #"""
+            @Entity(name: #"Odd\Name"#)
+            struct Item {
+                @Field(column: nil, FieldOption.unique, Strata.FieldOption.indexed, .unique) var `default`: Int = -1
+            }
+            """#,
+            expandedSource: #"""
+                struct Item {
+                    var `default`: Int = -1
+
+                    var id: Strata.EntityID<Item> = Strata.EntityID<Item>.unsaved
+                }
+
+                extension Item: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Odd\\Name", typeName: "Item", fields: [
+                        Strata.FieldDescription.stored(\Item.`default`, property: "default", column: "default", options: [.unique, .indexed], default: -1),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.`default` = try row.decode(at: 1)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.`default`)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Item>) -> Swift.Int? {
+                        if keyPath == \Item.`default` { return 0 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("A struct that already declares Entity gets the members in an extension without a conformance")
+    func conformanceAlreadyDeclared() {
+        assertStrataExpansion(
+            """
+            @Entity struct Tag: Entity {
+                var label: String = ""
+            }
+            """,
+            expandedSource: #"""
+                struct Tag: Entity {
+                    var label: String = ""
+
+                    var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
+                }
+
+                extension Tag {
+                    static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [
+                        Strata.FieldDescription.stored(\Tag.label, property: "label", column: "label", options: [], default: ""),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.label = try row.decode(at: 1)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.label)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Tag>) -> Swift.Int? {
+                        if keyPath == \Tag.label { return 0 }
+                        return nil
+                    }
+                }
+                """#,
+            macroSpecs: ["Entity": MacroSpec(type: EntityMacro.self), "Field": MacroSpec(type: FieldMacro.self)]
+        )
+    }
+
+    @Test("A nested struct is extended through its qualified name")
+    func nestedStruct() {
+        assertStrataExpansion(
+            """
+            enum Library {
+                @Entity struct Book {
+                    var title: String = ""
+                }
+            }
+            """,
+            expandedSource: #"""
+                enum Library {
+                    struct Book {
+                        var title: String = ""
+
+                        var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
+                    }
+                }
+
+                extension Library.Book: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
+                        Strata.FieldDescription.stored(\Library.Book.title, property: "title", column: "title", options: [], default: ""),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.title = try row.decode(at: 1)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.title)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Library.Book>) -> Swift.Int? {
+                        if keyPath == \Library.Book.title { return 0 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+}

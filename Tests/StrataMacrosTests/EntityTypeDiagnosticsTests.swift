@@ -1,0 +1,163 @@
+import Testing
+
+@Suite("@Entity diagnostics on property types and defaults")
+struct EntityTypeDiagnosticsTests {
+    @Test(
+        "A type that no column can hold is an error at the type",
+        arguments: [
+            "(Int, Int)", "() -> Void", "@Sendable () -> Void", "[String]", "[Int]?", "Array<Int>", "Swift.Array<Int>",
+            "[String: Int]", "Dictionary<String, Int>", "Set<Int>", "Int??", "Optional<Int?>", "Any", "Any?",
+            "AnyObject", "any Error", "some Hashable", "Int.Type", "Codable & Sendable",
+        ])
+    func unsupportedType(type: String) {
+        assertStrataExpansion(
+            """
+            @Entity struct Holder {
+                var value: \(type)
+            }
+            """,
+            expandedSource: """
+                struct Holder {
+                    var value: \(type)
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "type '\(type)' cannot be stored in a column; use a DatabaseValueConvertible type "
+                        + "(coded fields and relationships come in a later release)",
+                    line: 2, column: 16)
+            ]
+        )
+    }
+
+    @Test(
+        "A non-optional property without a default is an error with a fix-it for common types",
+        arguments: [("Int", "0"), ("String", #""""#), ("Bool", "false"), ("Double", "0"), ("UInt8", "0")])
+    func missingDefaultWithFixIt(type: String, value: String) {
+        assertStrataExpansion(
+            """
+            @Entity struct Person {
+                var value: \(type) // the value
+            }
+            """,
+            expandedSource: """
+                struct Person {
+                    var value: \(type) // the value
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "stored property 'value' needs a default value or @Field(dynamicInitialValue:) so that Strata can create new objects",
+                    line: 2, column: 9, fixIts: ["Insert default value '\(value)'"])
+            ],
+            applyFixIts: ["Insert default value '\(value)'"],
+            fixedSource: """
+                @Entity struct Person {
+                    var value: \(type) = \(value) // the value
+                }
+                """
+        )
+    }
+
+    @Test("A non-optional property of another type without a default is an error without a fix-it")
+    func missingDefaultWithoutFixIt() {
+        assertStrataExpansion(
+            """
+            @Entity struct Person {
+                @Field(.indexed) var born: Date
+            }
+            """,
+            expandedSource: """
+                struct Person {
+                    var born: Date
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "stored property 'born' needs a default value or @Field(dynamicInitialValue:) so that Strata can create new objects",
+                    line: 2, column: 26)
+            ]
+        )
+    }
+
+    @Test(
+        "A property without a type annotation is an error unless its default is a simple literal",
+        arguments: ["Date()", "[1, 2]", "Mood.happy", "x + 1"])
+    func needsTypeAnnotation(initialValue: String) {
+        assertStrataExpansion(
+            """
+            @Entity struct Person {
+                var value = \(initialValue)
+            }
+            """,
+            expandedSource: """
+                struct Person {
+                    var value = \(initialValue)
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "stored property 'value' needs a type annotation; @Entity infers a type only from a string, integer, floating-point or Boolean literal",
+                    line: 2, column: 9)
+            ]
+        )
+    }
+
+    @Test("Negative, floating-point and Boolean literals need no type annotation")
+    func inferableLiterals() {
+        assertStrataExpansion(
+            """
+            @Entity struct Reading {
+                var offset = -3
+                var ratio = 1.5
+                var below = -0.5
+                var valid = true
+            }
+            """,
+            expandedSource: #"""
+                struct Reading {
+                    var offset = -3
+                    var ratio = 1.5
+                    var below = -0.5
+                    var valid = true
+
+                    var id: Strata.EntityID<Reading> = Strata.EntityID<Reading>.unsaved
+                }
+
+                extension Reading: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Reading", typeName: "Reading", fields: [
+                        Strata.FieldDescription.stored(\Reading.offset, property: "offset", column: "offset", options: [], default: -3),
+                        Strata.FieldDescription.stored(\Reading.ratio, property: "ratio", column: "ratio", options: [], default: 1.5),
+                        Strata.FieldDescription.stored(\Reading.below, property: "below", column: "below", options: [], default: -0.5),
+                        Strata.FieldDescription.stored(\Reading.valid, property: "valid", column: "valid", options: [], default: true),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.offset = try row.decode(at: 1)
+                        self.ratio = try row.decode(at: 2)
+                        self.below = try row.decode(at: 3)
+                        self.valid = try row.decode(at: 4)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.offset)
+                        encoder.encode(self.ratio)
+                        encoder.encode(self.below)
+                        encoder.encode(self.valid)
+                    }
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Reading>) -> Swift.Int? {
+                        if keyPath == \Reading.offset { return 0 }
+                        if keyPath == \Reading.ratio { return 1 }
+                        if keyPath == \Reading.below { return 2 }
+                        if keyPath == \Reading.valid { return 3 }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+}

@@ -1,0 +1,82 @@
+import Testing
+
+@Suite("@Field placement")
+struct FieldMacroTests {
+    @Test(
+        "@Field on anything but a stored var of an @Entity struct is an error at the attribute",
+        arguments: [
+            ("func describe() {}", "this declaration is not a property"),
+            ("var doubled: Int { 2 }", "a computed property is not stored in the table"),
+            ("static var shared: Int = 0", "a static property is not stored in the table"),
+        ])
+    func notAStoredProperty(declaration: String, reason: String) {
+        assertStrataExpansion(
+            """
+            @Entity struct Person {
+                @Field(.indexed) \(declaration)
+            }
+            """,
+            expandedSource: #"""
+                struct Person {
+                    \#(declaration)
+
+                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                }
+
+                extension Person: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+
+                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Person>) -> Swift.Int? {
+                        return nil
+                    }
+                }
+                """#,
+            diagnostics: [
+                diagnostic("@Field applies to a stored 'var' of an @Entity struct; \(reason)", line: 2, column: 5)
+            ]
+        )
+    }
+
+    @Test("@Field in a struct without @Entity, in a class, or on a global is an error at the attribute")
+    func outsideAnEntity() {
+        assertStrataExpansion(
+            """
+            struct Plain {
+                @Field var name: String = ""
+            }
+            class Object {
+                @Field var name: String = ""
+            }
+            @Field var global: Int = 0
+            """,
+            expandedSource: """
+                struct Plain {
+                    var name: String = ""
+                }
+                class Object {
+                    var name: String = ""
+                }
+                var global: Int = 0
+                """,
+            diagnostics: [
+                diagnostic(
+                    "@Field applies to a stored 'var' of an @Entity struct; the enclosing struct has no @Entity attribute",
+                    line: 2, column: 5),
+                diagnostic(
+                    "@Field applies to a stored 'var' of an @Entity struct; the enclosing type is not a struct",
+                    line: 5, column: 5),
+                diagnostic(
+                    "@Field applies to a stored 'var' of an @Entity struct; a global variable is not stored in a table",
+                    line: 7, column: 1),
+            ]
+        )
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite("Commit feed")
+struct ChangeFeedTests {
+    @Test("every commit publishes one change set with its inserted, updated and deleted IDs per entity")
+    func oneChangeSetPerCommit() async throws {
+        let (stack, _) = try await makeStack()
+        let feed = stack.changeSets()
+        let (person, pet) = try await stack.perform { tx in
+            let person = try tx.create(Into<Person>()) { $0.name = "Ada" }
+            let pet = try tx.create(Into<Pet>()) { $0.ownerID = person.id }
+            return (person, pet)
+        }
+        try await stack.perform { tx in
+            try tx.edit(person) { $0.age = 3 }
+            try tx.delete(pet)
+        }
+        // A transaction that changes nothing publishes nothing.
+        try await stack.perform { tx in _ = try tx.fetchAll(From<Person>()) }
+        try await stack.perform { tx in try tx.edit(person) { $0.name = "Grace" } }
+
+        var iterator = feed.makeAsyncIterator()
+        let first = try #require(await iterator.next())
+        #expect(first.changedEntityNames == ["Person", "Animal"])
+        #expect(first.insertedIDs(Person.self) == [person.id])
+        #expect(first.insertedIDs(Pet.self) == [pet.id])
+        let second = try #require(await iterator.next())
+        #expect(second.updatedIDs(Person.self) == [person.id])
+        #expect(second.changedFields(of: person.id) == ["age"])
+        #expect(second.deletedIDs(Pet.self) == [pet.id])
+        let third = try #require(await iterator.next())
+        #expect(third.changedFields(of: person.id) == ["name"])
+    }
+
+    @Test("a rolled-back transaction publishes nothing")
+    func rollbackPublishesNothing() async throws {
+        let (stack, _) = try await makeStack()
+        let feed = stack.changeSets()
+        _ = try? await stack.perform { tx in
+            try tx.create(Into<Person>())
+            try tx.cancel()
+        }
+        let marker = try await stack.perform { tx in try tx.create(Into<Counter>()) { $0.key = "marker" } }
+        var iterator = feed.makeAsyncIterator()
+        let next = try #require(await iterator.next())
+        #expect(next.changedEntityNames == ["Counter"])
+        #expect(next.insertedIDs(Counter.self) == [marker.id])
+    }
+
+    @Test("a subscriber that stops iterating is removed from the feed")
+    func subscriberRemoved() async throws {
+        let (stack, _) = try await makeStack()
+        do {
+            let stream = stack.changeSets()
+            #expect(stack.feed.subscriberCount == 1)
+            _ = stream
+        }
+        #expect(stack.feed.subscriberCount == 0)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Strata
+
+// MARK: - Entities used across the suites
+
+@Entity
+struct Person {
+    var name: String = ""
+    @Field(.indexed) var age: Int = 0
+    @Field(.unique) var email: String?
+}
+
+@Entity(name: "Animal")
+struct Pet {
+    @Field(column: "pet_name") var name: String = ""
+    var ownerID: Person.ID?
+}
+
+@Entity
+struct Counter {
+    @Field(.unique) var key: String = ""
+    var value: Int = 0
+}
+
+enum Mood: String, DatabaseValueConvertible {
+    case happy, grumpy
+}
+
+enum Priority: Int, DatabaseValueConvertible {
+    case low = 1, high = 9
+}
+
+@Entity
+struct AllTypes {
+    var bool: Bool = false
+    var int: Int = 0
+    var int8: Int8 = 0
+    var int16: Int16 = 0
+    var int32: Int32 = 0
+    var int64: Int64 = 0
+    var uint: UInt = 0
+    var uint8: UInt8 = 0
+    var uint16: UInt16 = 0
+    var uint32: UInt32 = 0
+    var uint64: UInt64 = 0
+    var double: Double = 0
+    var float: Float = 0
+    var string: String = ""
+    var data: Data = Data()
+    var date: Date = Date(timeIntervalSince1970: 0)
+    var uuid: UUID = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
+    var url: URL = URL(string: "https://example.com")!
+    var decimal: Decimal = 0
+    var mood: Mood = .happy
+    var priority: Priority = .low
+    var optionalInt: Int?
+    var optionalString: String?
+    var optionalDate: Date?
+    var optionalMood: Mood?
+    @Field(dynamicInitialValue: { UUID() }) var token: UUID = UUID()
+    @Field(dynamicInitialValue: { Date() }) var created: Date = .distantPast
+}
+
+let testSchema = Schema("V1", Person.self, Pet.self, Counter.self, AllTypes.self)
+
+// MARK: - Stores
+
+/// The kinds of store every behaviour is checked against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case inMemory, file
+
+    var testDescription: String { rawValue }
+}
+
+/// A temporary directory that is removed when the test's scope ends.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// A stack on the given kind of store; the returned directory keeps a file store alive.
+func makeStack(
+    _ kind: StoreKind = .inMemory, schema: Schema = testSchema,
+    configuration: DataStack.Configuration = DataStack.Configuration()
+) async throws -> (DataStack, TemporaryDirectory?) {
+    switch kind {
+    case .inMemory:
+        return (try await DataStack(schema, storage: InMemoryStore(), configuration: configuration), nil)
+    case .file:
+        let directory = try TemporaryDirectory()
+        let stack = try await DataStack(
+            schema, storage: SQLiteStore(path: directory.path("test.sqlite")), configuration: configuration)
+        return (stack, directory)
+    }
+}
+
+/// Expects `body` to throw a ``StrataError`` and returns it.
+@discardableResult
+func expectStrataError<R>(
+    _ code: StrataError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> StrataError? {
+    do {
+        _ = try await body()
+        Issue.record("Expected StrataError.\(code), nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as StrataError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("Expected StrataError.\(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite("Transactions")
+struct TransactionTests {
+    @Test("create returns the object with its new ID, and reads see it after the commit", arguments: StoreKind.allCases)
+    func createAndRead(kind: StoreKind) async throws {
+        let (stack, directory) = try await makeStack(kind)
+        let created = try await stack.perform { tx in
+            try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 36 }
+        }
+        #expect(created.id.isSaved)
+        #expect(created.name == "Ada")
+        let fetched = try await stack.fetchExisting(created.id)
+        #expect(fetched == created)
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test("fetches inside a transaction see its own uncommitted changes")
+    func fetchInsideTransaction() async throws {
+        let (stack, _) = try await makeStack()
+        let counts = try await stack.perform { tx in
+            try tx.create(Into<Person>()) { $0.name = "A"; $0.age = 10 }
+            try tx.create(Into<Person>()) { $0.name = "B"; $0.age = 20 }
+            let adults = try tx.fetchAll(From<Person>().where(\.age >= 18))
+            return (try tx.fetchCount(From<Person>()), adults.map(\.name))
+        }
+        #expect(counts.0 == 2)
+        #expect(counts.1 == ["B"])
+    }
+
+    @Test("edit writes only the fields that changed and reports them")
+    func editChangedFields() async throws {
+        let (stack, _) = try await makeStack()
+        let feed = stack.changeSets()
+        let person = try await stack.perform { tx in
+            try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 36 }
+        }
+        let edited = try await stack.perform { tx in
+            try tx.edit(person) { $0.age += 1; $0.name = "Ada" }
+        }
+        #expect(edited.age == 37)
+        var iterator = feed.makeAsyncIterator()
+        let insert = await iterator.next()
+        #expect(insert?.insertedIDs(Person.self) == [person.id])
+        let update = await iterator.next()
+        #expect(update?.updatedIDs(Person.self) == [person.id])
+        #expect(update?.changedFields(of: person.id) == ["age"])
+    }
+
+    @Test("an edit that changes nothing writes nothing and commits no change set")
+    func editWithoutChange() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        let hadChanges = try await stack.perform { tx in
+            try tx.edit(person.id) { $0.name = "Ada" }
+            return tx.hasChanges
+        }
+        #expect(!hadChanges)
+    }
+
+    @Test("edit works from the stored version, not from a stale copy")
+    func editUsesStoredVersion() async throws {
+        let (stack, _) = try await makeStack()
+        let stale = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 1 } }
+        try await stack.perform { tx in try tx.edit(stale) { $0.name = "Grace" } }
+        let result = try await stack.perform { tx in try tx.edit(stale) { $0.age = 2 } }
+        #expect(result.name == "Grace")
+        #expect(result.age == 2)
+    }
+
+    @Test("editing a deleted object throws notFound, changing the ID throws invalidEdit")
+    func editErrors() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) }
+        try await stack.perform { tx in try tx.delete(person) }
+        let notFound = await expectStrataError(.notFound) {
+            try await stack.perform { tx in try tx.edit(person) { $0.age = 3 } }
+        }
+        #expect(notFound?.entity == "Person")
+        let other = try await stack.perform { tx in try tx.create(Into<Person>()) }
+        await expectStrataError(.invalidEdit) {
+            try await stack.perform { tx in try tx.edit(other) { $0.id = EntityID(rawValue: 999) } }
+        }
+    }
+
+    @Test("delete removes objects by value or ID; deleteAll returns how many it removed")
+    func deletes() async throws {
+        let (stack, _) = try await makeStack()
+        let feed = stack.changeSets()
+        let people = try await stack.perform { tx in
+            try (0..<10).map { index in try tx.create(Into<Person>()) { $0.age = index } }
+        }
+        let deleted = try await stack.perform { tx in
+            try tx.delete(people[0])
+            try tx.delete(people[1].id)
+            try tx.delete(ids: [people[2].id, people[3].id])
+            return try tx.deleteAll(From<Person>().where(\.age >= 8))
+        }
+        #expect(deleted == 2)
+        let remaining = try await stack.fetchAll(From<Person>().orderBy(.ascending(\.age))).map(\.age)
+        #expect(remaining == [4, 5, 6, 7])
+        var iterator = feed.makeAsyncIterator()
+        _ = await iterator.next()
+        let deletion = await iterator.next()
+        #expect(deletion?.deletedIDs(Person.self) == Set([0, 1, 2, 3, 8, 9].map { people[$0].id }))
+    }
+
+    @Test("inserted, updated and deleted IDs are tracked within the transaction")
+    func trackedIDs() async throws {
+        let (stack, _) = try await makeStack()
+        let existing = try await stack.perform { tx in
+            [try tx.create(Into<Person>()), try tx.create(Into<Person>())]
+        }
+        try await stack.perform { tx in
+            #expect(!tx.hasChanges)
+            let new = try tx.create(Into<Person>()) { $0.name = "new" }
+            try tx.edit(new) { $0.age = 1 }
+            try tx.edit(existing[0]) { $0.age = 5 }
+            try tx.delete(existing[1])
+            let transient = try tx.create(Into<Person>())
+            try tx.delete(transient)
+            #expect(tx.hasChanges)
+            #expect(tx.insertedIDs(Person.self) == [new.id])
+            #expect(tx.updatedIDs(Person.self) == [existing[0].id])
+            #expect(tx.deletedIDs(Person.self) == [existing[1].id])
+        }
+    }
+
+    @Test("a throwing body rolls back everything it did", arguments: StoreKind.allCases)
+    func rollbackOnThrow(kind: StoreKind) async throws {
+        struct Failure: Error {}
+        let (stack, directory) = try await makeStack(kind)
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "kept" } }
+        await #expect(throws: Failure.self) {
+            try await stack.perform { tx in
+                try tx.create(Into<Person>()) { $0.name = "lost" }
+                try tx.deleteAll(From<Person>())
+                throw Failure()
+            }
+        }
+        #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["kept"])
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test("cancel() rolls back and throws a transactionCancelled error the caller can match")
+    func cancelTransaction() async throws {
+        let (stack, _) = try await makeStack()
+        await expectStrataError(.transactionCancelled) {
+            try await stack.perform { tx in
+                try tx.create(Into<Person>())
+                try tx.cancel()
+            }
+        }
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+    }
+
+    @Test("a task cancelled while its transaction runs rolls back at the commit and throws CancellationError")
+    func taskCancelledBeforeCommit() async throws {
+        let (stack, _) = try await makeStack()
+        let task = Task {
+            try await stack.perform { tx in
+                _ = try tx.create(Into<Person>())
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try tx.fetchCount(From<Person>())
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+    }
+
+    @Test("a task cancelled before its transaction starts runs nothing")
+    func taskCancelledBeforeStart() async throws {
+        let (stack, _) = try await makeStack()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await stack.perform { tx in try tx.create(Into<Person>()).id }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+    }
+
+    @Test("a cancelled task interrupts a long statement, and the writer stays usable")
+    func cancellationInterruptsStatement() async throws {
+        let (stack, _) = try await makeStack()
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await stack.perform { tx in
+                startedContinuation.yield()
+                // A statement that runs until interrupted: counts through a recursive CTE.
+                _ = try tx.fetchCount(From<Person>())
+                try tx.runForeverUntilInterrupted()
+            }
+        }
+        for await _ in started { break }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let id = try await stack.perform { tx in try tx.create(Into<Person>()).id }
+        #expect(try await stack.fetchExisting(id) != nil)
+    }
+
+    @Test("create refuses an ID set by hand")
+    func createWithID() async throws {
+        let (stack, _) = try await makeStack()
+        await expectStrataError(.invalidEdit) {
+            try await stack.perform { tx in try tx.create(Into<Person>()) { $0.id = EntityID(rawValue: 5) } }
+        }
+    }
+
+    @Test("IDs are never reused after a delete")
+    func idsNotReused() async throws {
+        let (stack, _) = try await makeStack()
+        let first = try await stack.perform { tx in try tx.create(Into<Person>()) }
+        try await stack.perform { tx in try tx.delete(first) }
+        let second = try await stack.perform { tx in try tx.create(Into<Person>()) }
+        #expect(second.id != first.id)
+    }
+}
+
+extension Transaction {
+    /// Runs a statement that only ends when interrupted.
+    func runForeverUntilInterrupted() throws {
+        let statement = try connection.cachedStatement(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
+        _ = try statement.step()
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite("Unsafe transactions")
+struct UnsafeTransactionTests {
+    @Test("an unsafe transaction commits several times, each commit visible to reads and published")
+    func commitSeveralTimes() async throws {
+        let (stack, _) = try await makeStack()
+        let feed = stack.changeSets()
+        let unsafe = try await stack.beginUnsafe()
+        for chunk in 0..<3 {
+            try await unsafe.perform { tx in
+                for index in 0..<10 { try tx.create(Into<Person>()) { $0.age = chunk * 10 + index } }
+            }
+            #expect(try await unsafe.hasChanges)
+            #expect(try await stack.fetchCount(From<Person>()) == chunk * 10)
+            let committed = try await unsafe.commit()
+            #expect(committed.insertedIDs(Person.self).count == 10)
+            #expect(try await !unsafe.hasChanges)
+            #expect(try await stack.fetchCount(From<Person>()) == (chunk + 1) * 10)
+        }
+        await unsafe.end()
+        var iterator = feed.makeAsyncIterator()
+        for _ in 0..<3 {
+            #expect(await iterator.next()?.insertedIDs(Person.self).count == 10)
+        }
+    }
+
+    @Test("rollback discards work since the last commit; a failing block leaves no trace")
+    func rollbackAndFailingBlock() async throws {
+        struct Failure: Error {}
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "kept" } }
+        try await unsafe.commit()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "rolled back" } }
+        try await unsafe.rollback()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "pending" } }
+        await #expect(throws: Failure.self) {
+            try await unsafe.perform { tx in
+                try tx.create(Into<Person>()) { $0.name = "failed" }
+                throw Failure()
+            }
+        }
+        let seenInside = try await unsafe.perform { tx in try tx.fetchAll(From<Person>().orderBy(.ascending(\.id))).map(\.name) }
+        #expect(seenInside == ["kept", "pending"])
+        let changes = try await unsafe.commit()
+        #expect(changes.insertedIDs(Person.self).count == 1)
+        await unsafe.end()
+        #expect(try await stack.fetchAll(From<Person>().orderBy(.ascending(\.id))).map(\.name) == ["kept", "pending"])
+    }
+
+    @Test("other transactions wait for the unsafe transaction to end, then run in order")
+    func othersWait() async throws {
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in try tx.create(Into<Counter>()) { $0.key = "c" } }
+        let waiting = Task {
+            try await stack.perform { tx in
+                try tx.fetchOne(From<Counter>().where(\.key == "c"))?.value
+            }
+        }
+        try await unsafe.perform { tx in
+            let counter = try tx.fetchOne(From<Counter>())!
+            try tx.edit(counter) { $0.value = 41 }
+        }
+        try await unsafe.commit()
+        await unsafe.end()
+        // The waiting transaction ran after the end, so it saw the committed value.
+        #expect(try await waiting.value == 41)
+    }
+
+    @Test("ending rolls back uncommitted work, and an ended transaction refuses more work")
+    func endRollsBack() async throws {
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) }
+        await unsafe.end()
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+        await expectStrataError(.transactionClosed) {
+            try await unsafe.perform { tx in try tx.create(Into<Person>()) }
+        }
+        await expectStrataError(.transactionClosed) { try await unsafe.commit() }
+        // The writer is free again.
+        try await stack.perform { tx in try tx.create(Into<Person>()) }
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+    }
+}
