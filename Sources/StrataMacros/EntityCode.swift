@@ -31,7 +31,7 @@ struct EntityCode {
     /// declares the conformance (`addingConformance` is then `false`).
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {
         let conformance = addingConformance ? ": Strata.Entity" : ""
-        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, fieldIndex]
+        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, fieldIndex, idKeyPath]
             .map { $0.map { "    " + $0 }.joined(separator: "\n") }
         return DeclSyntax(
             stringLiteral: "extension \(qualifiedType)\(conformance) {\n"
@@ -83,6 +83,12 @@ struct EntityCode {
         return block(
             "\(access)static func fieldIndex(for keyPath: Swift.PartialKeyPath<\(qualifiedType)>) -> Swift.Int?",
             tests + ["return nil"])
+    }
+
+    private var idKeyPath: [String] {
+        block(
+            "\(access)static var idKeyPath: Swift.KeyPath<\(qualifiedType), Strata.EntityID<\(qualifiedType)>>",
+            ["\\\(qualifiedType).id"])
     }
 
     /// The lines of a declaration with a body of one statement per line, or `{}` when there is none.

@@ -38,7 +38,8 @@ public enum FieldMacro: PeerMacro {
             return "a global variable is not stored in a table"
         }
         guard let structDecl = enclosing.as(StructDeclSyntax.self) else {
-            return "the enclosing type is not a struct"
+            return enclosing.asProtocol((any DeclGroupSyntax).self) != nil
+                ? "the enclosing type is not a struct" : "a local variable is not stored in a table"
         }
         let isEntity = structDecl.attributes.contains { element in
             if case .attribute(let attribute) = element { return attribute.isNamed("Entity") }

@@ -71,6 +71,10 @@ struct EntityExpansionTests {
                         if keyPath == \Person.nickname { return 4 }
                         return nil
                     }
+
+                    public static var idKeyPath: Swift.KeyPath<Person, Strata.EntityID<Person>> {
+                        \Person.id
+                    }
                 }
                 """#
         )
@@ -122,6 +126,10 @@ struct EntityExpansionTests {
                         if keyPath == \Note.edited { return 1 }
                         return nil
                     }
+
+                    static var idKeyPath: Swift.KeyPath<Note, Strata.EntityID<Note>> {
+                        \Note.id
+                    }
                 }
                 """#
         )
@@ -155,6 +163,10 @@ struct EntityExpansionTests {
 
                     package static func fieldIndex(for keyPath: Swift.PartialKeyPath<Marker>) -> Swift.Int? {
                         return nil
+                    }
+
+                    package static var idKeyPath: Swift.KeyPath<Marker, Strata.EntityID<Marker>> {
+                        \\Marker.id
                     }
                 }
                 """
@@ -225,6 +237,10 @@ struct EntityExpansionTests {
                         if keyPath == \Contact.seen { return 4 }
                         return nil
                     }
+
+                    static var idKeyPath: Swift.KeyPath<Contact, Strata.EntityID<Contact>> {
+                        \Contact.id
+                    }
                 }
                 """#
         )
@@ -267,6 +283,10 @@ struct EntityExpansionTests {
                         if keyPath == \Event.created { return 0 }
                         return nil
                     }
+
+                    static var idKeyPath: Swift.KeyPath<Event, Strata.EntityID<Event>> {
+                        \Event.id
+                    }
                 }
                 """#
         )
@@ -308,6 +328,10 @@ struct EntityExpansionTests {
                         if keyPath == \Item.`default` { return 0 }
                         return nil
                     }
+
+                    static var idKeyPath: Swift.KeyPath<Item, Strata.EntityID<Item>> {
+                        \Item.id
+                    }
                 }
                 """#
         )
@@ -347,6 +371,10 @@ struct EntityExpansionTests {
                     static func fieldIndex(for keyPath: Swift.PartialKeyPath<Tag>) -> Swift.Int? {
                         if keyPath == \Tag.label { return 0 }
                         return nil
+                    }
+
+                    static var idKeyPath: Swift.KeyPath<Tag, Strata.EntityID<Tag>> {
+                        \Tag.id
                     }
                 }
                 """#,
@@ -392,6 +420,10 @@ struct EntityExpansionTests {
                     static func fieldIndex(for keyPath: Swift.PartialKeyPath<Library.Book>) -> Swift.Int? {
                         if keyPath == \Library.Book.title { return 0 }
                         return nil
+                    }
+
+                    static var idKeyPath: Swift.KeyPath<Library.Book, Strata.EntityID<Library.Book>> {
+                        \Library.Book.id
                     }
                 }
                 """#

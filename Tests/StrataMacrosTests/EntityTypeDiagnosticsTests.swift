@@ -156,6 +156,10 @@ struct EntityTypeDiagnosticsTests {
                         if keyPath == \Reading.valid { return 3 }
                         return nil
                     }
+
+                    static var idKeyPath: Swift.KeyPath<Reading, Strata.EntityID<Reading>> {
+                        \Reading.id
+                    }
                 }
                 """#
         )

@@ -37,6 +37,10 @@ struct FieldMacroTests {
                     static func fieldIndex(for keyPath: Swift.PartialKeyPath<Person>) -> Swift.Int? {
                         return nil
                     }
+
+                    static var idKeyPath: Swift.KeyPath<Person, Strata.EntityID<Person>> {
+                        \Person.id
+                    }
                 }
                 """#,
             diagnostics: [
@@ -45,7 +49,7 @@ struct FieldMacroTests {
         )
     }
 
-    @Test("@Field in a struct without @Entity, in a class, or on a global is an error at the attribute")
+    @Test("@Field in a struct without @Entity, in a class, on a global or a local is an error at the attribute")
     func outsideAnEntity() {
         assertStrataExpansion(
             """
@@ -56,6 +60,9 @@ struct FieldMacroTests {
                 @Field var name: String = ""
             }
             @Field var global: Int = 0
+            func compute() {
+                @Field var local: Int = 0
+            }
             """,
             expandedSource: """
                 struct Plain {
@@ -65,6 +72,9 @@ struct FieldMacroTests {
                     var name: String = ""
                 }
                 var global: Int = 0
+                func compute() {
+                    var local: Int = 0
+                }
                 """,
             diagnostics: [
                 diagnostic(
@@ -76,6 +86,9 @@ struct FieldMacroTests {
                 diagnostic(
                     "@Field applies to a stored 'var' of an @Entity struct; a global variable is not stored in a table",
                     line: 7, column: 1),
+                diagnostic(
+                    "@Field applies to a stored 'var' of an @Entity struct; a local variable is not stored in a table",
+                    line: 9, column: 5),
             ]
         )
     }

@@ -120,6 +120,10 @@ struct ConcurrencyTests {
         #expect(label == "strata.writer")
         let readerLabel = try await stack.read { _ in currentQueueLabel() }
         #expect(readerLabel.hasPrefix("strata.reader."))
+        let unsafe = try await stack.beginUnsafe()
+        let unsafeLabel = try await unsafe.perform { _ in currentQueueLabel() }
+        await unsafe.end()
+        #expect(unsafeLabel == "strata.writer")
     }
 
     @Test("many concurrent reads share the bounded reader pool")

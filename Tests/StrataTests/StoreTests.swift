@@ -91,6 +91,16 @@ struct StoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: readOnly.path).isEmpty)
     }
 
+    @Test("a store by file name lives in the default directory; a name with a slash is refused")
+    func fileNameStore() throws {
+        let location = try SQLiteStore(fileName: "app.sqlite").location()
+        #expect(location.path == SQLiteStore.defaultDirectory.appendingPathComponent("app.sqlite").path)
+        #expect(!location.isTemporary)
+        #expect(FileManager.default.fileExists(atPath: SQLiteStore.defaultDirectory.path))
+        #expect(throws: StrataError.self) { try SQLiteStore(fileName: "nested/app.sqlite").location() }
+        #expect(throws: StrataError.self) { try SQLiteStore(fileName: "").location() }
+    }
+
     @Test("a missing directory is a cannotOpen error that names the path")
     func missingDirectory() async throws {
         let directory = try TemporaryDirectory()

@@ -201,6 +201,26 @@ struct TransactionTests {
         #expect(try await stack.fetchExisting(id) != nil)
     }
 
+    @Test("a cancelled task interrupts a long read, and the reader stays usable")
+    func cancellationInterruptsRead() async throws {
+        var configuration = DataStack.Configuration()
+        configuration.maximumReaderCount = 1
+        let (stack, _) = try await makeStack(configuration: configuration)
+        try await stack.perform { tx in try tx.create(Into<Person>()) }
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await stack.read { context in
+                startedContinuation.yield()
+                try context.runForeverUntilInterrupted()
+            }
+        }
+        for await _ in started { break }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // The single reader was interrupted, released and works again.
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+    }
+
     @Test("create refuses an ID set by hand")
     func createWithID() async throws {
         let (stack, _) = try await makeStack()
@@ -219,7 +239,7 @@ struct TransactionTests {
     }
 }
 
-extension Transaction {
+extension ReadContext {
     /// Runs a statement that only ends when interrupted.
     func runForeverUntilInterrupted() throws {
         let statement = try connection.cachedStatement(

@@ -34,7 +34,7 @@ public struct Where<E: Entity>: Sendable {
 
     /// The column a key path reads, or an error node saying why it has none.
     static func column(for keyPath: PartialKeyPath<E>) -> Result<String, StrataError> {
-        if keyPath == \E.id as PartialKeyPath<E> { return .success("id") }
+        if keyPath == E.idKeyPath { return .success("id") }
         guard let index = E.fieldIndex(for: keyPath) else {
             return .failure(StrataError(
                 .unsupportedQuery,

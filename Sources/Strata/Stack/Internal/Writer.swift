@@ -85,20 +85,19 @@ actor Writer {
         await takeTurn()
         defer { passTurn() }
         try Task.checkCancellation()
-        let handle = interruptHandle
-        return try await withTaskCancellationHandler {
-            try runTransaction(body)
-        } onCancel: {
-            handle.interrupt()
-        }
-    }
-
-    private func runTransaction<T>(_ body: (Transaction) throws -> T) throws -> T {
         try begin()
         let transaction = Transaction(connection: connection, store: store)
         defer { transaction.isOpen = false }
+        let handle = interruptHandle
         do {
-            let result = try body(transaction)
+            // Only the body runs under the cancellation handler, so an interrupt can never reach COMMIT:
+            // once the commit has started, it completes. The operation calls an isolated method so that
+            // it runs on the writer's executor (a nonisolated async closure would run on the global pool).
+            let result = try await withTaskCancellationHandler {
+                try self.run(body, in: transaction)
+            } onCancel: {
+                handle.interrupt()
+            }
             try Task.checkCancellation()
             try commit(transaction.changes)
             return result
@@ -106,6 +105,10 @@ actor Writer {
             rollback()
             throw Self.cancellationOrError(error)
         }
+    }
+
+    private func run<T>(_ body: (Transaction) throws -> T, in transaction: Transaction) throws -> T {
+        try body(transaction)
     }
 
     /// The error to report: a cancelled task reports `CancellationError`, whatever SQLite said.
