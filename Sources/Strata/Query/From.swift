@@ -15,6 +15,8 @@ public struct From<E: Entity>: Sendable {
     public private(set) var limit: Int?
     /// The number of matching objects to skip.
     public private(set) var offset: Int?
+    /// The number of objects per chunk when streaming with ``DataStack/fetchBatches(_:)``.
+    public private(set) var batchSize: Int?
 
     /// Reads every object of entity `E`.
     public init() {
@@ -47,5 +49,31 @@ public struct From<E: Entity>: Sendable {
         var copy = self
         copy.offset = count
         return copy
+    }
+
+    /// Applies fetch options; later options override earlier ones of the same kind.
+    public func tweak(_ tweaks: Tweak...) -> From<E> {
+        var copy = self
+        for tweak in tweaks {
+            switch tweak.option {
+            case .limit(let count): copy.limit = count
+            case .offset(let count): copy.offset = count
+            case .batchSize(let count): copy.batchSize = count
+            }
+        }
+        return copy
+    }
+
+    /// Checks the numbers of the options.
+    func validate() throws(StrataError) {
+        if let limit, limit < 0 {
+            throw StrataError(.invalidArgument, "A fetch limit cannot be negative (got \(limit)).", entity: E.entityDescription.name)
+        }
+        if let offset, offset < 0 {
+            throw StrataError(.invalidArgument, "A fetch offset cannot be negative (got \(offset)).", entity: E.entityDescription.name)
+        }
+        if let batchSize, batchSize < 1 {
+            throw StrataError(.invalidArgument, "A batch size must be at least 1 (got \(batchSize)).", entity: E.entityDescription.name)
+        }
     }
 }

@@ -1,12 +1,20 @@
+public import Foundation
+
 /// The order of fetched objects: a list of fields, each ascending or descending.
 ///
 /// ```swift
 /// From<Person>().orderBy(.ascending(\.name) + .descending(\.age))
+/// From<Person>().orderBy(.ascending("name"))                      // by property name
+/// From<Person>().orderBy(SortDescriptor(\Person.age, order: .reverse))
 /// ```
+/// Text sorts by its bytes (like Swift's `<` on strings) unless a `SortDescriptor` asks for a localized
+/// or case-insensitive comparison.
 public struct OrderBy<E: Entity>: Sendable {
     struct Term: Sendable {
-        let column: Result<String, StrataError>
+        let column: Result<ColumnRef, StrataError>
         let ascending: Bool
+        /// The collation to sort text with, when not the default.
+        var collation: String?
     }
 
     let terms: [Term]
@@ -17,12 +25,82 @@ public struct OrderBy<E: Entity>: Sendable {
 
     /// Smallest values first.
     public static func ascending<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> OrderBy<E> {
-        OrderBy(terms: [Term(column: Where<E>.column(for: keyPath), ascending: true)])
+        OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: true)])
     }
 
     /// Largest values first.
     public static func descending<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> OrderBy<E> {
-        OrderBy(terms: [Term(column: Where<E>.column(for: keyPath), ascending: false)])
+        OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: false)])
+    }
+
+    /// How text compares when sorting.
+    public enum TextComparison: Sendable {
+        /// By Unicode scalar values, like Swift's `<` on strings (the default).
+        case lexical
+        /// Ignoring case.
+        case caseInsensitive
+        /// Like `localizedStandardCompare`: as the Finder sorts names (numbers by value, case ignored).
+        case localizedStandard
+
+        var collation: String? {
+            switch self {
+            case .lexical: nil
+            case .caseInsensitive: Collation.caseInsensitive
+            case .localizedStandard: Collation.localized
+            }
+        }
+    }
+
+    /// Texts in ascending order, compared as asked.
+    public static func ascending(_ keyPath: KeyPath<E, String>, comparing: TextComparison) -> OrderBy<E> {
+        OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: true, collation: comparing.collation)])
+    }
+
+    /// Texts in descending order, compared as asked.
+    public static func descending(_ keyPath: KeyPath<E, String>, comparing: TextComparison) -> OrderBy<E> {
+        OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: false, collation: comparing.collation)])
+    }
+
+    /// Smallest values first, naming the field by its property name (or `id`).
+    public static func ascending(_ key: String) -> OrderBy<E> {
+        OrderBy(terms: [Term(column: ColumnResolver.column(forKey: key, in: E.entityDescription), ascending: true)])
+    }
+
+    /// Largest values first, naming the field by its property name (or `id`).
+    public static func descending(_ key: String) -> OrderBy<E> {
+        OrderBy(terms: [Term(column: ColumnResolver.column(forKey: key, in: E.entityDescription), ascending: false)])
+    }
+
+    /// The order of Foundation sort descriptors.
+    ///
+    /// Key-path descriptors are supported; strings sort lexically (no comparator, or `.lexical`),
+    /// with `.localizedStandard` / `.localized` (a collation that calls `localizedStandardCompare`), or
+    /// case-insensitively. Any other comparator makes the fetch throw ``StrataError/Code/unsupportedQuery``.
+    public init(_ descriptors: [SortDescriptor<E>]) {
+        terms = descriptors.map { descriptor in
+            let ascending = descriptor.order == .forward
+            guard let keyPath = descriptor.keyPath else {
+                return Term(
+                    column: .failure(StrataError(
+                        .unsupportedQuery,
+                        "A SortDescriptor of \(E.self) without a key path cannot be translated to SQL.",
+                        entity: E.entityDescription.name)),
+                    ascending: ascending)
+            }
+            var term = Term(column: ColumnResolver.column(for: keyPath), ascending: ascending)
+            if let comparator = descriptor.stringComparator {
+                switch Collation.named(for: comparator) {
+                case .success(let collation): term.collation = collation
+                case .failure(let error): term = Term(column: .failure(error.with(entity: E.entityDescription.name)), ascending: ascending)
+                }
+            }
+            return term
+        }
+    }
+
+    /// The order of one Foundation sort descriptor.
+    public init(_ descriptor: SortDescriptor<E>) {
+        self.init([descriptor])
     }
 
     /// The keys of `lhs`, then those of `rhs`.

@@ -117,6 +117,45 @@ public final class DataStack: Sendable {
         return try await readers.read { try $0.fetchIDs(from, store: store) }
     }
 
+    /// The objects that match, delivered in batches of the fetch's ``Tweak/batchSize(_:)`` (256 unless
+    /// set), all from one consistent read. See ``FetchBatches``.
+    public func fetchBatches<E: Entity>(_ from: From<E>) -> FetchBatches<E> {
+        let query = Result { () throws(StrataError) -> SQLQuery in
+            _ = try store.entity(E.self)
+            return try store.builder.select(from)
+        }
+        return FetchBatches(pool: readers, query: query, batchSize: from.batchSize ?? 256)
+    }
+
+    /// The ID of the first object that matches, or `nil`.
+    public func fetchID<E: Entity>(_ from: From<E>) async throws -> EntityID<E>? {
+        let store = self.store
+        return try await readers.read { try $0.fetchID(from, store: store) }
+    }
+
+    /// The value of a one-value query (an aggregate, or a field of the first matching row); `nil` when
+    /// no row matches or the value is `NULL`.
+    ///
+    /// ```swift
+    /// let average = try await stack.queryValue(From<Person>().select(Double.self, .average(\.age)))
+    /// ```
+    public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) async throws -> T? {
+        let store = self.store
+        return try await readers.read { try $0.queryValue(query, store: store) }
+    }
+
+    /// The rows of an attributes query, each value under its term's key.
+    ///
+    /// ```swift
+    /// let rows = try await stack.queryAttributes(
+    ///     From<Person>().select(.attribute(\.age), .count(\.id)).groupBy(\.age))
+    /// let adults = rows.filter { $0["age", as: Int.self]! >= 18 }
+    /// ```
+    public func queryAttributes<E: Entity>(_ query: Query<E, QueryRow>) async throws -> [QueryRow] {
+        let store = self.store
+        return try await readers.read { try $0.queryRows(query, store: store) }
+    }
+
     /// The object with this ID, or `nil` when it does not exist (any more).
     public func fetchExisting<E: Entity>(_ id: EntityID<E>) async throws -> E? {
         let store = self.store

@@ -46,6 +46,25 @@ public class ReadContext {
         return try connection.fetchIDs(from, store: store)
     }
 
+    /// The ID of the first object that matches, or `nil`.
+    public func fetchID<E: Entity>(_ from: From<E>) throws -> EntityID<E>? {
+        try checkOpen()
+        return try connection.fetchID(from, store: store)
+    }
+
+    /// The value of a one-value query (an aggregate, or a field of the first matching row); `nil` when
+    /// no row matches or the value is `NULL`.
+    public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) throws -> T? {
+        try checkOpen()
+        return try connection.queryValue(query, store: store)
+    }
+
+    /// The rows of an attributes query, each value under its term's key.
+    public func queryAttributes<E: Entity>(_ query: Query<E, QueryRow>) throws -> [QueryRow] {
+        try checkOpen()
+        return try connection.queryRows(query, store: store)
+    }
+
     /// The object with this ID, or `nil` when it does not exist (any more).
     public func fetchExisting<E: Entity>(_ id: EntityID<E>) throws -> E? {
         try checkOpen()

@@ -19,6 +19,7 @@ struct QueryBuilder: Sendable {
 
     /// `SELECT <columns> FROM <table> [WHERE] [ORDER BY] [LIMIT/OFFSET]`.
     func select<E>(_ from: From<E>, columns: String? = nil, limit: Int? = nil) throws(StrataError) -> SQLQuery {
+        try from.validate()
         let entity = E.entityDescription
         var query = SQLQuery(
             sql: "SELECT \(columns ?? selectColumns(entity)) FROM \(dialect.quote(entity.name))", bindings: [])
@@ -34,6 +35,38 @@ struct QueryBuilder: Sendable {
             }
         }
         return query
+    }
+
+    /// `SELECT <terms> FROM <table> [WHERE] [GROUP BY] [ORDER BY] [LIMIT/OFFSET]` of a query.
+    func select<E, R>(_ query: Query<E, R>) throws(StrataError) -> SQLQuery {
+        guard !query.terms.isEmpty else {
+            throw StrataError(.invalidArgument, "A query needs at least one select term.", entity: E.entityDescription.name)
+        }
+        var columns: [String] = []
+        for term in query.terms {
+            let column = dialect.quote(try term.column.get().column)
+            columns.append(term.function.sql.map { "\($0)(\(column))" } ?? column)
+        }
+        let from = query.from
+        try from.validate()
+        var result = SQLQuery(
+            sql: "SELECT \(columns.joined(separator: ", ")) FROM \(dialect.quote(E.entityDescription.name))", bindings: [])
+        try appendWhere(from.predicate, to: &result)
+        if !query.groups.isEmpty {
+            var groups: [String] = []
+            for group in query.groups { groups.append(dialect.quote(try group.get().column)) }
+            result.sql += " GROUP BY " + groups.joined(separator: ", ")
+        }
+        try appendOrder(from.order, to: &result)
+        if from.limit != nil || from.offset != nil {
+            result.sql += " LIMIT \(dialect.placeholder(result.bindings.count + 1))"
+            result.bindings.append(.integer(Int64(from.limit ?? -1)))
+            if let offset = from.offset {
+                result.sql += " OFFSET \(dialect.placeholder(result.bindings.count + 1))"
+                result.bindings.append(.integer(Int64(offset)))
+            }
+        }
+        return result
     }
 
     /// `SELECT count(*) FROM <table> [WHERE]`, honouring limit and offset.
@@ -90,7 +123,7 @@ struct QueryBuilder: Sendable {
     private func appendWhere<E>(_ predicate: Where<E>?, to query: inout SQLQuery) throws(StrataError) {
         guard let predicate else { return }
         query.sql += " WHERE "
-        try render(predicate.node, into: &query)
+        try render(predicate.expression, into: &query)
     }
 
     private func appendOrder<E>(_ order: OrderBy<E>, to query: inout SQLQuery) throws(StrataError) {
@@ -98,22 +131,50 @@ struct QueryBuilder: Sendable {
         var parts: [String] = []
         for term in order.terms {
             let column = try term.column.get()
-            parts.append(dialect.quote(column) + (term.ascending ? " ASC" : " DESC"))
+            let collation = term.collation.map { " COLLATE \($0)" } ?? ""
+            parts.append(dialect.quote(column.column) + collation + (term.ascending ? " ASC" : " DESC"))
         }
         query.sql += " ORDER BY " + parts.joined(separator: ", ")
     }
 
-    func render<E>(_ node: Where<E>.Node, into query: inout SQLQuery) throws(StrataError) {
-        switch node {
+    /// Renders an expression; values become bound parameters.
+    func render(_ expression: SQLExpression, into query: inout SQLQuery) throws(StrataError) {
+        switch expression {
+        case .column(let column):
+            query.sql += dialect.quote(column.column)
+        case .value(let value):
+            query.bindings.append(value)
+            query.sql += dialect.placeholder(query.bindings.count)
         case .constant(let value):
             query.sql += value ? "1" : "0"
-        case .compare(let column, let op, let value):
-            query.bindings.append(value)
-            query.sql += "\(dialect.quote(column)) \(op.rawValue) \(dialect.placeholder(query.bindings.count))"
-        case .compareColumns(let left, let op, let right):
-            query.sql += "\(dialect.quote(left)) \(op.rawValue) \(dialect.quote(right))"
-        case .isNull(let column, let negated):
-            query.sql += "\(dialect.quote(column)) IS \(negated ? "NOT " : "")NULL"
+        case .compare(let left, let op, let right):
+            query.sql += "("
+            try render(left, into: &query)
+            query.sql += " \(op.rawValue) "
+            try render(right, into: &query)
+            query.sql += ")"
+        case .isNull(let operand, let negated):
+            query.sql += "("
+            try render(operand, into: &query)
+            query.sql += negated ? " IS NOT NULL)" : " IS NULL)"
+        case .inList(let operand, let values, let negated):
+            try renderIn(operand, values, negated: negated, into: &query)
+        case .between(let operand, let lower, let upper):
+            query.sql += "("
+            try render(operand, into: &query)
+            query.sql += " BETWEEN "
+            try render(lower, into: &query)
+            query.sql += " AND "
+            try render(upper, into: &query)
+            query.sql += ")"
+        case .text(let test, let left, let right, let options):
+            // One Swift function gives text tests Swift's semantics (Unicode case and diacritic folding,
+            // `*`/`?` patterns), identical in SQL and in memory.
+            query.sql += "\(TextFunction.name)('\(test.rawValue)', "
+            try render(left, into: &query)
+            query.sql += ", "
+            try render(right, into: &query)
+            query.sql += ", \(options.rawValue))"
         case .and(let left, let right):
             query.sql += "("
             try render(left, into: &query)
@@ -127,11 +188,43 @@ struct QueryBuilder: Sendable {
             try render(right, into: &query)
             query.sql += ")"
         case .not(let operand):
-            query.sql += "NOT ("
+            // SQL's NOT keeps NULL unknown; Swift's ! of a comparison with nil is true.
+            query.sql += "NOT coalesce("
             try render(operand, into: &query)
-            query.sql += ")"
+            query.sql += ", 0)"
         case .invalid(let error):
             throw error
         }
+    }
+
+    private func renderIn(
+        _ operand: SQLExpression, _ values: [DatabaseValue], negated: Bool, into query: inout SQLQuery
+    ) throws(StrataError) {
+        let present = values.filter { !$0.isNull }
+        let matchesNull = present.count != values.count
+        if values.isEmpty {
+            query.sql += negated ? "1" : "0"
+            return
+        }
+        var test = SQLQuery(sql: "", bindings: query.bindings)
+        test.sql += "("
+        if !present.isEmpty {
+            try render(operand, into: &test)
+            test.sql += " IN ("
+            for (index, value) in present.enumerated() {
+                if index > 0 { test.sql += ", " }
+                test.bindings.append(value)
+                test.sql += dialect.placeholder(test.bindings.count)
+            }
+            test.sql += ")"
+        }
+        if matchesNull {
+            if !present.isEmpty { test.sql += " OR " }
+            try render(operand, into: &test)
+            test.sql += " IS NULL"
+        }
+        test.sql += ")"
+        query.bindings = test.bindings
+        query.sql += negated ? "NOT coalesce(\(test.sql), 0)" : test.sql
     }
 }

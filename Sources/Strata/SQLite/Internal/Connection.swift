@@ -43,6 +43,8 @@ final class Connection {
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
+        TextFunction.register(on: db)
+        Collation.register(on: db)
         self.handle = db
         self.path = path
         do throws(StrataError) {

@@ -6,6 +6,7 @@ actor ReaderConnection {
 
     private let connection: Connection
     private let files: StoreFiles
+    private var cursor: Statement?
 
     /// Opens a read-only connection on its own executor.
     static func open(files: StoreFiles, options: Connection.Options, number: Int) async throws -> ReaderConnection {
@@ -44,5 +45,48 @@ actor ReaderConnection {
             }
         }
         return try body(connection)
+    }
+
+    // MARK: Cursors
+
+    /// Starts a read transaction and prepares a statement that ``nextBatch(_:count:)`` steps through.
+    /// One cursor at a time: the pool lends this reader to the cursor's owner alone.
+    func openCursor(_ query: SQLQuery) throws {
+        closeCursor()
+        let begin = try connection.cachedStatement("BEGIN DEFERRED")
+        while try begin.step() {}
+        do {
+            let statement = try connection.makeStatement(query.sql)
+            try statement.bind(query.bindings)
+            cursor = statement
+        } catch {
+            closeCursor()
+            throw error
+        }
+    }
+
+    /// Decodes up to `count` more objects from the open cursor.
+    func nextBatch<E: Entity>(_ type: E.Type, count: Int) throws -> [E] {
+        guard let statement = cursor else { return [] }
+        var batch: [E] = []
+        batch.reserveCapacity(count)
+        let row = Row(statement: statement)
+        do {
+            while batch.count < count, try statement.step() {
+                batch.append(try E(row: row))
+            }
+        } catch let error as StrataError {
+            closeCursor()
+            throw error.with(entity: E.entityDescription.name)
+        }
+        return batch
+    }
+
+    /// Finalizes the cursor's statement and ends its read transaction.
+    func closeCursor() {
+        cursor = nil
+        if connection.isInTransaction, let end = try? connection.cachedStatement("COMMIT") {
+            while (try? end.step()) == true {}
+        }
     }
 }

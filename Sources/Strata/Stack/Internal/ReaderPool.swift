@@ -48,7 +48,8 @@ final class ReaderPool: Sendable {
         }
     }
 
-    private func acquire() async throws -> ReaderConnection {
+    /// Takes a reader for exclusive use; give it back with ``release(_:)``.
+    func acquire() async throws -> ReaderConnection {
         let immediate: Acquired? = state.withLock { state in
             if state.isClosed { return .closed }
             if let reader = state.idle.popLast() { return .reader(reader) }
@@ -99,7 +100,8 @@ final class ReaderPool: Sendable {
         }
     }
 
-    private func release(_ reader: ReaderConnection) {
+    /// Gives a reader back to the pool (or closes it when the pool is closed).
+    func release(_ reader: ReaderConnection) {
         enum Next { case wake(CheckedContinuation<Acquired, Never>), keep, close }
         let next: Next = state.withLock { state in
             if state.isClosed { return .close }

@@ -53,4 +53,43 @@ extension Connection {
             throw error.with(entity: entity.description.name)
         }
     }
+
+    func queryRows<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> [QueryRow] {
+        _ = try store.entity(E.self)
+        let sql = try store.builder.select(query)
+        let statement = try cachedStatement(sql.sql)
+        defer { statement.reset() }
+        try statement.bind(sql.bindings)
+        let keys = query.terms.map(\.key)
+        var rows: [QueryRow] = []
+        while try statement.step() {
+            var values: [String: DatabaseValue] = [:]
+            for (index, key) in keys.enumerated() {
+                values[key] = statement.value(at: Int32(index))
+            }
+            rows.append(QueryRow(values: values))
+        }
+        return rows
+    }
+
+    func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>, store: StoreContext) throws(StrataError) -> T? {
+        _ = try store.entity(E.self)
+        let sql = try store.builder.select(query)
+        let statement = try cachedStatement(sql.sql)
+        defer { statement.reset() }
+        try statement.bind(sql.bindings)
+        guard try statement.step() else { return nil }
+        let value = statement.value(at: 0)
+        if value.isNull { return nil }
+        guard let typed = T(databaseValue: value) else {
+            throw StrataError(
+                .typeMismatch, "The query's value \(value) cannot be read as \(T.self); select another type.",
+                sql: sql.sql, entity: E.entityDescription.name)
+        }
+        return typed
+    }
+
+    func fetchID<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> EntityID<E>? {
+        try fetchIDs(from.limit(1), store: store).first
+    }
 }

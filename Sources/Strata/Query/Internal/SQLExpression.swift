@@ -1,0 +1,100 @@
+/// A column of the entity being queried, resolved from a key path or a key.
+struct ColumnRef: Sendable, Hashable {
+    /// The column name in the table.
+    let column: String
+    /// The property name (or `id`), for messages and result keys.
+    let property: String
+    /// Whether the column may hold `NULL`.
+    let isOptional: Bool
+}
+
+/// The expression tree every filter becomes — from key-path operators, `#Predicate`, or a format
+/// string — and the only input of SQL rendering. Values are leaves that render as bound parameters.
+indirect enum SQLExpression: Sendable {
+    /// How two values compare. `equal` and `notEqual` are null-safe (`IS` / `IS NOT`), matching Swift's
+    /// `==` on optionals.
+    enum Comparison: String, Sendable {
+        case equal = "IS", notEqual = "IS NOT", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    }
+
+    /// A text test.
+    enum TextTest: String, Sendable {
+        /// The left text contains the right one.
+        case contains
+        /// The left text starts with the right one.
+        case beginsWith
+        /// The left text ends with the right one.
+        case endsWith
+        /// The left text equals the right one (used with folding options).
+        case equals
+        /// The left text matches a pattern with `*` (any run of characters) and `?` (one character).
+        case like
+    }
+
+    /// How text is compared: `[c]` and `[d]` in format strings.
+    struct TextOptions: OptionSet, Sendable, Hashable {
+        let rawValue: Int
+        /// Letters compare without regard to case.
+        static let caseInsensitive = TextOptions(rawValue: 1)
+        /// Letters compare without regard to diacritics.
+        static let diacriticInsensitive = TextOptions(rawValue: 2)
+    }
+
+    case column(ColumnRef)
+    case value(DatabaseValue)
+    case constant(Bool)
+    case compare(SQLExpression, Comparison, SQLExpression)
+    case isNull(SQLExpression, negated: Bool)
+    case inList(SQLExpression, [DatabaseValue], negated: Bool)
+    case between(SQLExpression, SQLExpression, SQLExpression)
+    case text(TextTest, SQLExpression, SQLExpression, TextOptions)
+    case and(SQLExpression, SQLExpression)
+    case or(SQLExpression, SQLExpression)
+    case not(SQLExpression)
+    /// A part that could not be built; rendering throws its error.
+    case invalid(StrataError)
+}
+
+/// Resolves key paths and keys of an entity to columns.
+enum ColumnResolver {
+    /// The column a key path reads.
+    static func column<E: Entity>(for keyPath: PartialKeyPath<E>) -> Result<ColumnRef, StrataError> {
+        if keyPath == E.idKeyPath {
+            return .success(ColumnRef(column: "id", property: "id", isOptional: false))
+        }
+        guard let index = E.fieldIndex(for: keyPath) else {
+            return .failure(StrataError(
+                .unsupportedQuery,
+                "A key path of \(E.self) used in a query is not a stored field; only stored fields and the ID "
+                    + "can be filtered and sorted on (computed properties are never stored).",
+                entity: E.entityDescription.name))
+        }
+        let field = E.entityDescription.fields[index]
+        return .success(ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional))
+    }
+
+    /// The column of a property name (or `id`), as format strings and `OrderBy` keys name them.
+    static func column(forKey key: String, in entity: EntityDescription) -> Result<ColumnRef, StrataError> {
+        if key == "id" {
+            return .success(ColumnRef(column: "id", property: "id", isOptional: false))
+        }
+        guard let field = entity.fields.first(where: { $0.property == key }) else {
+            let known = (["id"] + entity.fields.map(\.property)).joined(separator: ", ")
+            return .failure(StrataError(
+                .unsupportedQuery,
+                "\(entity.name) has no stored field named '\(key)'. Known fields: \(known).",
+                entity: entity.name, field: key))
+        }
+        return .success(ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional))
+    }
+}
+
+extension Result where Success == ColumnRef, Failure == StrataError {
+    /// The column as an expression, or an invalid expression carrying the error.
+    var expression: SQLExpression {
+        switch self {
+        case .success(let column): .column(column)
+        case .failure(let error): .invalid(error)
+        }
+    }
+}

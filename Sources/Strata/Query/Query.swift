@@ -1,0 +1,62 @@
+/// A query: select terms over an entity, with an optional filter, grouping and order.
+///
+/// Make one from a ``From`` clause:
+/// ```swift
+/// let oldest = try await stack.queryValue(From<Person>().select(Int.self, .maximum(\.age)))
+/// let byAge = try await stack.queryAttributes(
+///     From<Person>().select(.attribute(\.age), .count(\.id)).where(\.age >= 18).groupBy(\.age).orderBy(.ascending(\.age)))
+/// ```
+/// `Result` is the type ``DataStack/queryValue(_:)`` returns, or ``QueryRow`` for
+/// ``DataStack/queryAttributes(_:)``.
+public struct Query<E: Entity, Result: Sendable>: Sendable {
+    var from: From<E>
+    let terms: [SelectTerm<E>]
+    var groups: [Swift.Result<ColumnRef, StrataError>] = []
+
+    /// Keeps only the objects that match (AND-combined with an earlier filter).
+    public func `where`(_ predicate: Where<E>) -> Query<E, Result> {
+        var copy = self
+        copy.from = from.where(predicate)
+        return copy
+    }
+
+    /// Orders the rows.
+    public func orderBy(_ order: OrderBy<E>) -> Query<E, Result> {
+        var copy = self
+        copy.from = from.orderBy(order)
+        return copy
+    }
+
+    /// Groups rows by fields; aggregates are computed per group.
+    public func groupBy(_ keyPaths: PartialKeyPath<E>...) -> Query<E, Result> {
+        var copy = self
+        copy.groups += keyPaths.map { ColumnResolver.column(for: $0) }
+        return copy
+    }
+
+    /// Groups rows by fields named by their property names.
+    public func groupBy(_ keys: String...) -> Query<E, Result> {
+        var copy = self
+        copy.groups += keys.map { ColumnResolver.column(forKey: $0, in: E.entityDescription) }
+        return copy
+    }
+
+    /// Applies limit and offset.
+    public func tweak(_ tweaks: Tweak...) -> Query<E, Result> {
+        var copy = self
+        for tweak in tweaks { copy.from = copy.from.tweak(tweak) }
+        return copy
+    }
+}
+
+extension From {
+    /// A query for one value, such as an aggregate: `From<Person>().select(Int.self, .count(\.id))`.
+    public func select<T: DatabaseValueConvertible>(_ type: T.Type, _ term: SelectTerm<E>) -> Query<E, T> {
+        Query(from: self, terms: [term])
+    }
+
+    /// A query for rows of keyed values: `From<Person>().select(.attribute(\.age), .count(\.id))`.
+    public func select(_ terms: SelectTerm<E>...) -> Query<E, QueryRow> {
+        Query(from: self, terms: terms)
+    }
+}

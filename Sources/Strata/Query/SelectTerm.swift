@@ -1,0 +1,75 @@
+/// One column of a query's result: a field's value, or an aggregate of it.
+///
+/// ```swift
+/// From<Person>().select(.attribute(\.age), .count(\.id), .average(\.score, as: "meanScore")).groupBy(\.age)
+/// ```
+/// Each term has a key in the result rows: its alias when given, otherwise the property name for an
+/// attribute and `function(property)` for an aggregate (`count(id)`, `average(score)`).
+public struct SelectTerm<E: Entity>: Sendable {
+    /// What the term computes.
+    public enum Function: String, Sendable {
+        case attribute, average, count, maximum, minimum, sum
+
+        var sql: String? {
+            switch self {
+            case .attribute: nil
+            case .average: "avg"
+            case .count: "count"
+            case .maximum: "max"
+            case .minimum: "min"
+            case .sum: "sum"
+            }
+        }
+    }
+
+    /// What the term computes.
+    public let function: Function
+    let column: Result<ColumnRef, StrataError>
+    let alias: String?
+
+    /// The key of the term's value in result rows.
+    public var key: String {
+        if let alias { return alias }
+        let property = (try? column.get())?.property ?? "?"
+        return function == .attribute ? property : "\(function.rawValue)(\(property))"
+    }
+
+    private static func make<V>(_ function: Function, _ keyPath: KeyPath<E, V>, _ alias: String?) -> SelectTerm<E> {
+        SelectTerm(function: function, column: ColumnResolver.column(for: keyPath), alias: alias)
+    }
+
+    /// The field's value.
+    public static func attribute<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+        make(.attribute, keyPath, alias)
+    }
+
+    /// The field's value, naming the field by its property name (or `id`).
+    public static func attribute(_ key: String, as alias: String? = nil) -> SelectTerm<E> {
+        SelectTerm(function: .attribute, column: ColumnResolver.column(forKey: key, in: E.entityDescription), alias: alias)
+    }
+
+    /// The mean of the field over the rows (or each group); `nil` when there are none.
+    public static func average<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+        make(.average, keyPath, alias)
+    }
+
+    /// The number of rows (or rows of each group) where the field is not `nil`.
+    public static func count<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+        make(.count, keyPath, alias)
+    }
+
+    /// The largest value of the field.
+    public static func maximum<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+        make(.maximum, keyPath, alias)
+    }
+
+    /// The smallest value of the field.
+    public static func minimum<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+        make(.minimum, keyPath, alias)
+    }
+
+    /// The sum of the field; `nil` when there are no rows.
+    public static func sum<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+        make(.sum, keyPath, alias)
+    }
+}

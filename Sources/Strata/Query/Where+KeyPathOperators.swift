@@ -1,0 +1,49 @@
+// Comparison operators between a key path and a value, or two key paths, that build a `Where`.
+
+extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
+    fileprivate static func compare(
+        _ keyPath: KeyPath<Root, Value>, _ op: SQLExpression.Comparison, _ value: Value
+    ) -> Where<Root> {
+        let column = Where<Root>.column(keyPath)
+        let bound = value.databaseValue
+        if bound.isNull, op == .equal || op == .notEqual {
+            return Where(.isNull(column, negated: op == .notEqual))
+        }
+        return Where(.compare(column, op, .value(bound)))
+    }
+
+    fileprivate static func compare(
+        _ lhs: KeyPath<Root, Value>, _ op: SQLExpression.Comparison, _ rhs: KeyPath<Root, Value>
+    ) -> Where<Root> {
+        Where(.compare(Where<Root>.column(lhs), op, Where<Root>.column(rhs)))
+    }
+
+    /// The field equals the value (`nil` matches `NULL`).
+    public static func == (lhs: KeyPath, rhs: Value) -> Where<Root> { compare(lhs, .equal, rhs) }
+    /// The field differs from the value (`nil` matches non-`NULL`).
+    public static func != (lhs: KeyPath, rhs: Value) -> Where<Root> { compare(lhs, .notEqual, rhs) }
+    /// The two fields are equal.
+    public static func == (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .equal, rhs) }
+    /// The two fields differ.
+    public static func != (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .notEqual, rhs) }
+}
+
+extension KeyPath where Root: Entity, Value: DatabaseValueConvertible & Comparable {
+    /// The field is less than the value.
+    public static func < (lhs: KeyPath, rhs: Value) -> Where<Root> { compare(lhs, .less, rhs) }
+    /// The field is at most the value.
+    public static func <= (lhs: KeyPath, rhs: Value) -> Where<Root> { compare(lhs, .lessOrEqual, rhs) }
+    /// The field is greater than the value.
+    public static func > (lhs: KeyPath, rhs: Value) -> Where<Root> { compare(lhs, .greater, rhs) }
+    /// The field is at least the value.
+    public static func >= (lhs: KeyPath, rhs: Value) -> Where<Root> { compare(lhs, .greaterOrEqual, rhs) }
+    /// The first field is less than the second.
+    public static func < (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .less, rhs) }
+    /// The first field is at most the second.
+    public static func <= (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .lessOrEqual, rhs) }
+    /// The first field is greater than the second.
+    public static func > (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .greater, rhs) }
+    /// The first field is at least the second.
+    public static func >= (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .greaterOrEqual, rhs) }
+
+}

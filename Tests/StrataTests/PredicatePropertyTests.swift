@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A small deterministic random generator (SplitMix64), so that a failing case can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A random filter, with the same filter as a Swift closure.
+struct RandomPredicate {
+    let clause: Where<Item>
+    let evaluate: @Sendable (Item) -> Bool
+    let text: String
+}
+
+enum PredicateGenerator {
+    static let words = ["", "a", "A", "ad", "an", "é", "E", "li", "Ma", "*a*", "?a*", "x"]
+
+    static func make(_ rng: inout SeededGenerator, depth: Int) -> RandomPredicate {
+        if depth > 0, Int.random(in: 0..<3, using: &rng) == 0 {
+            let left = make(&rng, depth: depth - 1)
+            let right = make(&rng, depth: depth - 1)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: return RandomPredicate(clause: left.clause && right.clause, evaluate: { left.evaluate($0) && right.evaluate($0) }, text: "(\(left.text) && \(right.text))")
+            case 1: return RandomPredicate(clause: left.clause || right.clause, evaluate: { left.evaluate($0) || right.evaluate($0) }, text: "(\(left.text) || \(right.text))")
+            default: return RandomPredicate(clause: !left.clause, evaluate: { !left.evaluate($0) }, text: "!\(left.text)")
+            }
+        }
+        return leaf(&rng)
+    }
+
+    static func leaf(_ rng: inout SeededGenerator) -> RandomPredicate {
+        let age = Int.random(in: 0...60, using: &rng)
+        let score = Double(Int.random(in: 0...20, using: &rng)) / 2
+        let word = words.randomElement(using: &rng)!
+        let insensitive = Bool.random(using: &rng)
+        let diacritics = Bool.random(using: &rng)
+        let options: SQLExpression.TextOptions = SQLExpression.TextOptions(rawValue: (insensitive ? 1 : 0) | (diacritics ? 2 : 0))
+        switch Int.random(in: 0..<14, using: &rng) {
+        case 0: return RandomPredicate(clause: \.age == age, evaluate: { $0.age == age }, text: "age == \(age)")
+        case 1: return RandomPredicate(clause: \.age != age, evaluate: { $0.age != age }, text: "age != \(age)")
+        case 2: return RandomPredicate(clause: \.age < age, evaluate: { $0.age < age }, text: "age < \(age)")
+        case 3: return RandomPredicate(clause: \.score >= score, evaluate: { $0.score >= score }, text: "score >= \(score)")
+        case 4: return RandomPredicate(clause: \.flag == true, evaluate: { $0.flag }, text: "flag")
+        case 5: return RandomPredicate(clause: \.nickname == nil, evaluate: { $0.nickname == nil }, text: "nickname == nil")
+        case 6: return RandomPredicate(clause: \.nickname == word, evaluate: { $0.nickname == word }, text: "nickname == \(word)")
+        case 7:
+            let values = (0..<3).map { _ in Int.random(in: 0...60, using: &rng) }
+            return RandomPredicate(clause: .in(\.age, values), evaluate: { values.contains($0.age) }, text: "age in \(values)")
+        case 8:
+            let upper = age + Int.random(in: 0...20, using: &rng)
+            return RandomPredicate(clause: .between(\.age, age...upper), evaluate: { (age...upper).contains($0.age) }, text: "age in \(age)...\(upper)")
+        case 9:
+            return RandomPredicate(
+                clause: .contains(\.name, word, caseInsensitive: insensitive, diacriticInsensitive: diacritics),
+                evaluate: { TextFunction.evaluate("contains", $0.name, word, options) }, text: "name contains[\(options.rawValue)] \(word)")
+        case 10:
+            return RandomPredicate(
+                clause: .hasPrefix(\.name, word, caseInsensitive: insensitive, diacriticInsensitive: diacritics),
+                evaluate: { TextFunction.evaluate("beginsWith", $0.name, word, options) }, text: "name hasPrefix[\(options.rawValue)] \(word)")
+        case 11:
+            return RandomPredicate(
+                clause: .hasSuffix(\.nickname, word, caseInsensitive: insensitive),
+                evaluate: { item in item.nickname.map { TextFunction.evaluate("endsWith", $0, word, insensitive ? .caseInsensitive : []) } ?? false },
+                text: "nickname hasSuffix \(word)")
+        case 12:
+            return RandomPredicate(
+                clause: .like(\.name, word, caseInsensitive: insensitive),
+                evaluate: { TextFunction.evaluate("like", $0.name, word, insensitive ? .caseInsensitive : []) }, text: "name like \(word)")
+        default:
+            return RandomPredicate(clause: \.age <= \.age, evaluate: { _ in true }, text: "age <= age")
+        }
+    }
+}
+
+/// The plain Swift meaning of the text tests, written independently of the SQL function.
+enum SwiftText {
+    static func fold(_ text: String, _ options: SQLExpression.TextOptions) -> String {
+        var compare: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { compare.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { compare.insert(.diacriticInsensitive) }
+        return text.folding(options: compare, locale: nil)
+    }
+}
+
+@Suite("Random predicates: SQL against Swift")
+struct PredicatePropertyTests {
+    @Test("random filters select in SQL exactly the objects their Swift counterpart selects", arguments: [1, 2, 3, 4])
+    func sqlMatchesSwift(seed: UInt64) async throws {
+        var rng = SeededGenerator(state: seed)
+        let stack = try await DataStack(itemSchema)
+        let names = ["Ada", "ada", "Adèle", "Édith", "edith", "Linus", "Margaret", "alan", "Maël", "", "a*b", "Zoë"]
+        let nicknames: [String?] = [nil, "A", "ana", "Énigme", "x", "", "lima", nil]
+        try await stack.perform { tx in
+            var local = SeededGenerator(state: seed &* 7)
+            for _ in 0..<80 {
+                try tx.create(Into<Item>()) {
+                    $0.name = names.randomElement(using: &local)!
+                    $0.age = Int.random(in: 0...60, using: &local)
+                    $0.score = Double(Int.random(in: 0...20, using: &local)) / 2
+                    $0.nickname = nicknames.randomElement(using: &local)!
+                    $0.flag = Bool.random(using: &local)
+                }
+            }
+        }
+        let all = try await stack.fetchAll(From<Item>())
+        for _ in 0..<150 {
+            let predicate = PredicateGenerator.make(&rng, depth: 3)
+            let fromSQL = Set(try await stack.fetchIDs(From<Item>().where(predicate.clause)))
+            let fromSwift = Set(all.filter(predicate.evaluate).map(\.id))
+            #expect(fromSQL == fromSwift, "seed \(seed): \(predicate.text)")
+        }
+    }
+
+    @Test("the SQL text function agrees with Foundation's own string operations")
+    func textFunctionMatchesFoundation() {
+        let samples = ["", "a", "Ada", "ADA", "Édith", "edith", "Maël", "mael", "a*b"]
+        for left in samples {
+            for right in samples {
+                for raw in 0...3 {
+                    let options = SQLExpression.TextOptions(rawValue: raw)
+                    let l = SwiftText.fold(left, options)
+                    let r = SwiftText.fold(right, options)
+                    #expect(TextFunction.evaluate("contains", left, right, options) == (r.isEmpty || l.contains(r)))
+                    #expect(TextFunction.evaluate("beginsWith", left, right, options) == l.hasPrefix(r))
+                    #expect(TextFunction.evaluate("endsWith", left, right, options) == l.hasSuffix(r))
+                    #expect(TextFunction.evaluate("equals", left, right, options) == (l == r))
+                }
+            }
+        }
+        #expect(TextFunction.matches(Array("abc"), pattern: Array("a*")))
+        #expect(TextFunction.matches(Array("abc"), pattern: Array("?b?")))
+        #expect(!TextFunction.matches(Array("abc"), pattern: Array("?c*")))
+        #expect(TextFunction.matches(Array("a*c"), pattern: Array("a\\*c")))
+        #expect(!TextFunction.matches(Array("abc"), pattern: Array("a\\*c")))
+        #expect(TextFunction.matches(Array(""), pattern: Array("*")))
+    }
+}
