@@ -31,7 +31,7 @@ struct EntityCode {
     /// declares the conformance (`addingConformance` is then `false`).
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {
         let conformance = addingConformance ? ": Strata.Entity" : ""
-        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, fieldIndex, idKeyPath]
+        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, member]
             .map { $0.map { "    " + $0 }.joined(separator: "\n") }
         return DeclSyntax(
             stringLiteral: "extension \(qualifiedType)\(conformance) {\n"
@@ -78,17 +78,12 @@ struct EntityCode {
             fields.map { "encoder.encode(self.\($0.identifier))" })
     }
 
-    private var fieldIndex: [String] {
-        let tests = fields.enumerated().map { "if keyPath == \\\(qualifiedType).\($1.identifier) { return \($0) }" }
+    private var member: [String] {
+        let tests = ["if keyPath == \\\(qualifiedType).id { return .id }"]
+            + fields.enumerated().map { "if keyPath == \\\(qualifiedType).\($1.identifier) { return .field(\($0)) }" }
         return block(
-            "\(access)static func fieldIndex(for keyPath: Swift.PartialKeyPath<\(qualifiedType)>) -> Swift.Int?",
+            "\(access)static func member(for keyPath: Swift.PartialKeyPath<\(qualifiedType)>) -> Strata.EntityMember?",
             tests + ["return nil"])
-    }
-
-    private var idKeyPath: [String] {
-        block(
-            "\(access)static var idKeyPath: Swift.KeyPath<\(qualifiedType), Strata.EntityID<\(qualifiedType)>>",
-            ["\\\(qualifiedType).id"])
     }
 
     /// The lines of a declaration with a body of one statement per line, or `{}` when there is none.

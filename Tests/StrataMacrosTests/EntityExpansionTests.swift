@@ -63,17 +63,14 @@ struct EntityExpansionTests {
                         encoder.encode(self.nickname)
                     }
 
-                    public static func fieldIndex(for keyPath: Swift.PartialKeyPath<Person>) -> Swift.Int? {
-                        if keyPath == \Person.name { return 0 }
-                        if keyPath == \Person.age { return 1 }
-                        if keyPath == \Person.email { return 2 }
-                        if keyPath == \Person.token { return 3 }
-                        if keyPath == \Person.nickname { return 4 }
+                    public static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
+                        if keyPath == \Person.id { return .id }
+                        if keyPath == \Person.name { return .field(0) }
+                        if keyPath == \Person.age { return .field(1) }
+                        if keyPath == \Person.email { return .field(2) }
+                        if keyPath == \Person.token { return .field(3) }
+                        if keyPath == \Person.nickname { return .field(4) }
                         return nil
-                    }
-
-                    public static var idKeyPath: Swift.KeyPath<Person, Strata.EntityID<Person>> {
-                        \Person.id
                     }
                 }
                 """#
@@ -121,14 +118,11 @@ struct EntityExpansionTests {
                         encoder.encode(self.edited)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Note>) -> Swift.Int? {
-                        if keyPath == \Note.text { return 0 }
-                        if keyPath == \Note.edited { return 1 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Note>) -> Strata.EntityMember? {
+                        if keyPath == \Note.id { return .id }
+                        if keyPath == \Note.text { return .field(0) }
+                        if keyPath == \Note.edited { return .field(1) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Note, Strata.EntityID<Note>> {
-                        \Note.id
                     }
                 }
                 """#
@@ -161,12 +155,9 @@ struct EntityExpansionTests {
 
                     package func encodeFields(to encoder: inout Strata.FieldEncoder) {}
 
-                    package static func fieldIndex(for keyPath: Swift.PartialKeyPath<Marker>) -> Swift.Int? {
+                    package static func member(for keyPath: Swift.PartialKeyPath<Marker>) -> Strata.EntityMember? {
+                        if keyPath == \\Marker.id { return .id }
                         return nil
-                    }
-
-                    package static var idKeyPath: Swift.KeyPath<Marker, Strata.EntityID<Marker>> {
-                        \\Marker.id
                     }
                 }
                 """
@@ -229,17 +220,14 @@ struct EntityExpansionTests {
                         encoder.encode(self.seen)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Contact>) -> Swift.Int? {
-                        if keyPath == \Contact.phone { return 0 }
-                        if keyPath == \Contact.fax { return 1 }
-                        if keyPath == \Contact.pager { return 2 }
-                        if keyPath == \Contact.city { return 3 }
-                        if keyPath == \Contact.seen { return 4 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Contact>) -> Strata.EntityMember? {
+                        if keyPath == \Contact.id { return .id }
+                        if keyPath == \Contact.phone { return .field(0) }
+                        if keyPath == \Contact.fax { return .field(1) }
+                        if keyPath == \Contact.pager { return .field(2) }
+                        if keyPath == \Contact.city { return .field(3) }
+                        if keyPath == \Contact.seen { return .field(4) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Contact, Strata.EntityID<Contact>> {
-                        \Contact.id
                     }
                 }
                 """#
@@ -279,13 +267,10 @@ struct EntityExpansionTests {
                         encoder.encode(self.created)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Event>) -> Swift.Int? {
-                        if keyPath == \Event.created { return 0 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Event>) -> Strata.EntityMember? {
+                        if keyPath == \Event.id { return .id }
+                        if keyPath == \Event.created { return .field(0) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Event, Strata.EntityID<Event>> {
-                        \Event.id
                     }
                 }
                 """#
@@ -324,13 +309,10 @@ struct EntityExpansionTests {
                         encoder.encode(self.`default`)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Item>) -> Swift.Int? {
-                        if keyPath == \Item.`default` { return 0 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Item>) -> Strata.EntityMember? {
+                        if keyPath == \Item.id { return .id }
+                        if keyPath == \Item.`default` { return .field(0) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Item, Strata.EntityID<Item>> {
-                        \Item.id
                     }
                 }
                 """#
@@ -368,13 +350,10 @@ struct EntityExpansionTests {
                         encoder.encode(self.label)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Tag>) -> Swift.Int? {
-                        if keyPath == \Tag.label { return 0 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Tag>) -> Strata.EntityMember? {
+                        if keyPath == \Tag.id { return .id }
+                        if keyPath == \Tag.label { return .field(0) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Tag, Strata.EntityID<Tag>> {
-                        \Tag.id
                     }
                 }
                 """#,
@@ -417,13 +396,10 @@ struct EntityExpansionTests {
                         encoder.encode(self.title)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Library.Book>) -> Swift.Int? {
-                        if keyPath == \Library.Book.title { return 0 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Library.Book>) -> Strata.EntityMember? {
+                        if keyPath == \Library.Book.id { return .id }
+                        if keyPath == \Library.Book.title { return .field(0) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Library.Book, Strata.EntityID<Library.Book>> {
-                        \Library.Book.id
                     }
                 }
                 """#

@@ -149,16 +149,13 @@ struct EntityTypeDiagnosticsTests {
                         encoder.encode(self.valid)
                     }
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Reading>) -> Swift.Int? {
-                        if keyPath == \Reading.offset { return 0 }
-                        if keyPath == \Reading.ratio { return 1 }
-                        if keyPath == \Reading.below { return 2 }
-                        if keyPath == \Reading.valid { return 3 }
+                    static func member(for keyPath: Swift.PartialKeyPath<Reading>) -> Strata.EntityMember? {
+                        if keyPath == \Reading.id { return .id }
+                        if keyPath == \Reading.offset { return .field(0) }
+                        if keyPath == \Reading.ratio { return .field(1) }
+                        if keyPath == \Reading.below { return .field(2) }
+                        if keyPath == \Reading.valid { return .field(3) }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Reading, Strata.EntityID<Reading>> {
-                        \Reading.id
                     }
                 }
                 """#

@@ -34,12 +34,9 @@ struct FieldMacroTests {
 
                     func encodeFields(to encoder: inout Strata.FieldEncoder) {}
 
-                    static func fieldIndex(for keyPath: Swift.PartialKeyPath<Person>) -> Swift.Int? {
+                    static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
+                        if keyPath == \Person.id { return .id }
                         return nil
-                    }
-
-                    static var idKeyPath: Swift.KeyPath<Person, Strata.EntityID<Person>> {
-                        \Person.id
                     }
                 }
                 """#,

@@ -66,15 +66,14 @@ struct EntityMacroTests {
         #expect(defaults["token"] == .some(nil))
     }
 
-    @Test("fieldIndex(for:) finds each stored field and nothing else")
-    func fieldIndex() {
-        #expect(Gadget.fieldIndex(for: \Gadget.name) == 0)
-        #expect(Gadget.fieldIndex(for: \Gadget.price) == 1)
-        #expect(Gadget.fieldIndex(for: \Gadget.token) == 8)
-        #expect(Gadget.fieldIndex(for: \Gadget.edits) == 12)
-        #expect(Gadget.fieldIndex(for: \Gadget.label) == nil)
-        #expect(Gadget.fieldIndex(for: \Gadget.id) == nil)
-        #expect(Gadget.fieldIndex(for: \Gadget.name.count) == nil)
+    @Test("member(for:) finds the ID and each stored field, and nothing else")
+    func member() {
+        #expect(Gadget.member(for: \Gadget.name) == .field(0))
+        #expect(Gadget.member(for: \Gadget.price) == .field(1))
+        #expect(Gadget.member(for: \Gadget.token) == .field(8))
+        #expect(Gadget.member(for: \Gadget.edits) == .field(12))
+        #expect(Gadget.member(for: \Gadget.id) == .id)
+        #expect(Gadget.member(for: \Gadget.name.count) == nil)
     }
 
     @Test("a new object has the defaults, nil optionals, an unsaved ID and fresh dynamic values each time")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The current row of a running query, read column by column.
 ///
 /// A row is only valid while Strata is reading it: it is handed to generated `init(row:)` code and
@@ -20,6 +22,48 @@ public struct Row {
             throw typeMismatch(V.self, value: value, at: index)
         }
         return decoded
+    }
+
+    /// Decodes a `Codable` value stored as JSON text in column `index`. Generated code for `@Coded` calls this.
+    public func decodeJSON<V: Decodable>(at index: Int32) throws -> V {
+        let value = statement.value(at: index)
+        let data: Data
+        switch value {
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let blob): data = blob
+        default: throw typeMismatch(V.self, value: value, at: index)
+        }
+        do {
+            return try JSONDecoder().decode(V.self, from: data)
+        } catch {
+            let column = statement.columnName(at: index)
+            throw StrataError(
+                .typeMismatch,
+                "Column \(column) holds JSON that cannot be decoded as \(V.self): \(error). The stored data does "
+                    + "not match the field's type: check the type, or migrate the store.",
+                sql: statement.sql, field: column)
+        }
+    }
+
+    /// Decodes an optional `Codable` value stored as JSON text (`NULL` is `nil`).
+    public func decodeJSON<V: Decodable>(at index: Int32) throws -> V? {
+        if statement.value(at: index).isNull { return nil }
+        return .some(try decodeJSON(at: index) as V)
+    }
+
+    /// Decodes an unordered to-many relationship (a JSON array of IDs). Generated code calls this.
+    public func decodeIDs<T: Entity>(at index: Int32) throws -> Set<EntityID<T>> {
+        Set(try decodeIDs(at: index) as [EntityID<T>])
+    }
+
+    /// Decodes an ordered to-many relationship (a JSON array of IDs, in order). Generated code calls this.
+    public func decodeIDs<T: Entity>(at index: Int32) throws -> [EntityID<T>] {
+        let value = statement.value(at: index)
+        guard case .text(let text) = value else {
+            if value.isNull { return [] }
+            throw typeMismatch([EntityID<T>].self, value: value, at: index)
+        }
+        return try IDList.parse(text).map(EntityID<T>.init(rawValue:))
     }
 
     /// The raw value of column `index` (0-based).

@@ -4,14 +4,30 @@ public struct EntityDescription: Sendable, Hashable {
     public let name: String
     /// The Swift type name.
     public let typeName: String
-    /// The stored fields, in declaration order. The ID column is not among them.
+    /// The stored fields, in declaration order: attributes, coded fields and to-one relationships. The ID
+    /// column is not among them.
     public let fields: [FieldDescription]
+    /// The to-many relationships, in declaration order.
+    public let toMany: [ToManyDescription]
+    /// The derived fields, in declaration order.
+    public let derived: [DerivedDescription]
+    /// The computed (virtual) properties: never stored, not usable in queries.
+    public let virtualProperties: [String]
 
     /// Describes an entity. The macro calls this.
-    public init(name: String, typeName: String, fields: [FieldDescription]) {
+    ///
+    /// A row read for the entity holds the ID in column 0, then the fields, the to-many relationships
+    /// (as JSON arrays of IDs) and the derived fields, in this order.
+    public init(
+        name: String, typeName: String, fields: [FieldDescription], toMany: [ToManyDescription] = [],
+        derived: [DerivedDescription] = [], virtualProperties: [String] = []
+    ) {
         self.name = name
         self.typeName = typeName
         self.fields = fields
+        self.toMany = toMany
+        self.derived = derived
+        self.virtualProperties = virtualProperties
     }
 
     /// The field stored in a column, if any.

@@ -7,7 +7,7 @@
 ///
 /// - Parameter name: The entity (and table) name; the type name when omitted.
 @attached(member, names: named(id))
-@attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(fieldIndex), named(idKeyPath))
+@attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member))
 public macro Entity(name: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
 
 /// Sets the options of a stored field of an ``Entity(name:)`` struct.
@@ -35,3 +35,53 @@ public macro Field(column: String? = nil, _ options: FieldOption...) =
 public macro Field<Value>(
     column: String? = nil, _ options: FieldOption..., dynamicInitialValue: @escaping @Sendable () -> Value
 ) = #externalMacro(module: "StrataMacros", type: "FieldMacro")
+
+/// Declares a relationship to another entity.
+///
+/// - A to-one relationship is an optional ID: `@Relationship var owner: Person.ID?`, stored as a foreign key.
+/// - A to-many relationship is a set of IDs (unordered) or an array of IDs (ordered):
+///   `@Relationship(deleteRule: .cascade, inverse: \Pet.owner) var pets: Set<Pet.ID> = []`.
+///
+/// Declare the inverse on one side; Strata finds it from the other. A to-many whose inverse is a to-one
+/// is stored through the to-one's foreign key; other to-many relationships get a join table.
+///
+/// - Parameters:
+///   - deleteRule: What deleting this object does to the related ones (``DeleteRule/nullify`` by default).
+///   - inverse: The relationship on the other entity that points back.
+@attached(peer)
+public macro Relationship(deleteRule: DeleteRule = .nullify, inverse: AnyKeyPath? = nil) =
+    #externalMacro(module: "StrataMacros", type: "RelationshipMacro")
+
+/// Stores a `Codable` value as JSON text: `@Coded var tags: [String] = []`.
+@attached(peer)
+public macro Coded() = #externalMacro(module: "StrataMacros", type: "CodedMacro")
+
+/// Stores a value through a custom encode / decode pair:
+/// `@Coded(encode: { $0.hex }, decode: { Color(hex: $0) }) var tint: Color = .red`.
+@attached(peer)
+public macro Coded<Value, Stored: DatabaseValueConvertible>(
+    encode: @escaping @Sendable (Value) -> Stored, decode: @escaping @Sendable (Stored) throws -> Value
+) = #externalMacro(module: "StrataMacros", type: "CodedMacro")
+
+/// A derived field: the number of objects in a to-many relationship, kept right by the store:
+/// `@Derived(count: \Person.pets) var petCount: Int = 0`.
+@attached(peer)
+public macro Derived(count relationship: AnyKeyPath) = #externalMacro(module: "StrataMacros", type: "DerivedMacro")
+
+/// A derived field: the sum of an attribute over a to-many relationship (0 when empty):
+/// `@Derived(sum: \Pet.age, over: \Person.pets) var totalAge: Int = 0`.
+@attached(peer)
+public macro Derived(sum attribute: AnyKeyPath, over relationship: AnyKeyPath) =
+    #externalMacro(module: "StrataMacros", type: "DerivedMacro")
+
+/// A derived field: the smallest value of an attribute over a to-many relationship (`nil` when empty):
+/// `@Derived(minimum: \Pet.age, over: \Person.pets) var youngest: Int?`.
+@attached(peer)
+public macro Derived(minimum attribute: AnyKeyPath, over relationship: AnyKeyPath) =
+    #externalMacro(module: "StrataMacros", type: "DerivedMacro")
+
+/// A derived field: the largest value of an attribute over a to-many relationship (`nil` when empty):
+/// `@Derived(maximum: \Pet.age, over: \Person.pets) var oldest: Int?`.
+@attached(peer)
+public macro Derived(maximum attribute: AnyKeyPath, over relationship: AnyKeyPath) =
+    #externalMacro(module: "StrataMacros", type: "DerivedMacro")

@@ -15,6 +15,18 @@ public struct FieldDescription: Sendable, Hashable {
     public let defaultValue: DatabaseValue?
     /// Whether a fresh value is computed for every created object.
     public let hasDynamicInitialValue: Bool
+    /// What kind of stored field this is.
+    public let kind: FieldKind
+
+    /// The kinds of stored field.
+    public enum FieldKind: Sendable, Hashable {
+        /// A value of a ``DatabaseValueConvertible`` type.
+        case attribute
+        /// A `Codable` value stored as JSON text, or a value stored through a custom encode / decode pair.
+        case coded
+        /// A to-one relationship: the ID of an object of another entity, stored as a foreign key.
+        case toOne(ToOneRelationship)
+    }
 
     /// Whether the field has the ``FieldOption/unique`` option.
     public var isUnique: Bool { options.contains(.unique) }
@@ -32,7 +44,7 @@ public struct FieldDescription: Sendable, Hashable {
         FieldDescription(
             property: property, column: column, storageClass: Value.storageClass,
             isOptional: Value.isOptional, options: options, defaultValue: nil,
-            hasDynamicInitialValue: hasDynamicInitialValue)
+            hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
     }
 
     /// Describes a field with a declared default value. The macro calls this.
@@ -47,6 +59,53 @@ public struct FieldDescription: Sendable, Hashable {
         FieldDescription(
             property: property, column: column, storageClass: Value.storageClass,
             isOptional: Value.isOptional, options: options, defaultValue: defaultValue.databaseValue,
-            hasDynamicInitialValue: hasDynamicInitialValue)
+            hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
+    }
+
+    /// Describes a to-one relationship. The macro calls this; the key path gives the target entity.
+    public static func toOne<Root, Target: Entity>(
+        _ keyPath: KeyPath<Root, EntityID<Target>?>,
+        property: String,
+        column: String,
+        options: Set<FieldOption> = [],
+        deleteRule: DeleteRule = .nullify,
+        inverse: String? = nil
+    ) -> FieldDescription {
+        FieldDescription(
+            property: property, column: column, storageClass: .integer, isOptional: true, options: options,
+            defaultValue: nil, hasDynamicInitialValue: false,
+            kind: .toOne(ToOneRelationship(target: EntityReference(Target.self), deleteRule: deleteRule, inverse: inverse)))
+    }
+
+    /// Describes a `Codable` field stored as JSON text. The macro calls this.
+    public static func coded<Root, Value: Codable>(
+        _ keyPath: KeyPath<Root, Value>,
+        property: String,
+        column: String,
+        options: Set<FieldOption> = [],
+        isOptional: Bool = false
+    ) -> FieldDescription {
+        FieldDescription(
+            property: property, column: column, storageClass: .text, isOptional: isOptional, options: options,
+            defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
+    }
+
+    /// Describes a field stored through a custom encode / decode pair as `Stored`. The macro calls this.
+    public static func coded<Root, Value, Stored: DatabaseValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>,
+        storedAs stored: Stored.Type,
+        property: String,
+        column: String,
+        options: Set<FieldOption> = []
+    ) -> FieldDescription {
+        FieldDescription(
+            property: property, column: column, storageClass: Stored.storageClass, isOptional: Stored.isOptional,
+            options: options, defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
+    }
+
+    /// The to-one relationship this field stores, if it is one.
+    public var toOne: ToOneRelationship? {
+        if case .toOne(let relationship) = kind { return relationship }
+        return nil
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Receives the stored fields of an entity in order; generated `encodeFields(to:)` code feeds it.
 ///
 /// Strata uses it to bind fields straight to a prepared statement (no intermediate array on the
@@ -11,8 +13,12 @@ public struct FieldEncoder {
 
     @usableFromInline
     var mode: Mode
-    /// The collected values, in collect mode.
+    /// The collected values of the stored fields, in collect mode.
     public private(set) var values: [DatabaseValue] = []
+    /// The row IDs of each to-many relationship, in order.
+    public private(set) var relationships: [[Int64]] = []
+    /// The values of the derived fields (collected to refuse edits of them).
+    public private(set) var derivedValues: [DatabaseValue] = []
     @usableFromInline
     var count: Int32 = 0
     @usableFromInline
@@ -30,13 +36,18 @@ public struct FieldEncoder {
     /// Encodes the next field.
     @inlinable
     public mutating func encode<V: DatabaseValueConvertible>(_ value: V) {
+        encodeRaw(value.databaseValue)
+    }
+
+    @usableFromInline
+    mutating func encodeRaw(_ value: DatabaseValue) {
         switch mode {
         case .collect:
-            append(value.databaseValue)
+            append(value)
         case .bind(let statement, let firstIndex):
             if failure == nil {
                 do {
-                    try statement.bind(value.databaseValue, at: firstIndex + count)
+                    try statement.bind(value, at: firstIndex + count)
                 } catch {
                     failure = error
                 }
@@ -45,18 +56,59 @@ public struct FieldEncoder {
         }
     }
 
+    /// Encodes the next field, a `Codable` value, as JSON text.
+    public mutating func encodeJSON<V: Encodable>(_ value: V) {
+        let json: DatabaseValue
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            json = .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+        } catch {
+            if failure == nil {
+                failure = StrataError(.invalidArgument, "A @Coded value of type \(V.self) cannot be encoded as JSON: \(error).")
+            }
+            json = .null
+        }
+        encodeRaw(json)
+    }
+
+    /// Encodes the next field, an optional `Codable` value, as JSON text or `NULL`.
+    public mutating func encodeJSON<V: Encodable>(_ value: V?) {
+        if let value { encodeJSON(value) } else { encodeRaw(.null) }
+    }
+
+    /// Encodes an unordered to-many relationship.
+    public mutating func encodeRelationship<T: Entity>(_ ids: Set<EntityID<T>>) {
+        relationships.append(ids.map(\.rawValue).sorted())
+    }
+
+    /// Encodes an ordered to-many relationship.
+    public mutating func encodeRelationship<T: Entity>(_ ids: [EntityID<T>]) {
+        relationships.append(ids.map(\.rawValue))
+    }
+
+    /// Encodes a derived field (read-only: Strata uses it to refuse edits of it).
+    public mutating func encodeDerived<V: DatabaseValueConvertible>(_ value: V) {
+        derivedValues.append(value.databaseValue)
+    }
+
     @usableFromInline
     mutating func append(_ value: DatabaseValue) {
         values.append(value)
         count += 1
     }
 
-    /// Collects the fields of an object.
-    static func values<E: Entity>(of object: E) -> [DatabaseValue] {
+    /// Collects the fields, relationships and derived values of an object.
+    static func collect<E: Entity>(_ object: E) -> FieldEncoder {
         var encoder = FieldEncoder.collecting()
         encoder.values.reserveCapacity(E.entityDescription.fields.count)
         object.encodeFields(to: &encoder)
-        return encoder.values
+        return encoder
+    }
+
+    /// Collects the fields of an object.
+    static func values<E: Entity>(of object: E) -> [DatabaseValue] {
+        collect(object).values
     }
 }
 

@@ -59,18 +59,37 @@ indirect enum SQLExpression: Sendable {
 enum ColumnResolver {
     /// The column a key path reads.
     static func column<E: Entity>(for keyPath: PartialKeyPath<E>) -> Result<ColumnRef, StrataError> {
-        if keyPath == E.idKeyPath {
+        let entity = E.entityDescription
+        switch E.member(for: keyPath) {
+        case .id:
             return .success(ColumnRef(column: "id", property: "id", isOptional: false))
-        }
-        guard let index = E.fieldIndex(for: keyPath) else {
+        case .field(let index):
+            let field = entity.fields[index]
+            return .success(ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional))
+        case .virtual(let name):
+            return .failure(StrataError(
+                .unsupportedQuery,
+                "\(E.self).\(name) is a virtual field (computed, never stored), so it cannot be used in a query; "
+                    + "filter and sort on the stored fields it is computed from.",
+                entity: entity.name, field: name))
+        case .toMany(let index), .toManyCount(let index):
+            return .failure(StrataError(
+                .unsupportedQuery,
+                "\(E.self).\(entity.toMany[index].property) is a to-many relationship; filter on it with "
+                    + "Where.any / Where.all / Where.count, not as a column.",
+                entity: entity.name, field: entity.toMany[index].property))
+        case .derived(let index):
+            return .failure(StrataError(
+                .unsupportedQuery,
+                "\(E.self).\(entity.derived[index].property) is a derived field, which this part of a query cannot use.",
+                entity: entity.name, field: entity.derived[index].property))
+        case nil:
             return .failure(StrataError(
                 .unsupportedQuery,
                 "A key path of \(E.self) used in a query is not a stored field; only stored fields and the ID "
-                    + "can be filtered and sorted on (computed properties are never stored).",
-                entity: E.entityDescription.name))
+                    + "can be filtered and sorted on.",
+                entity: entity.name))
         }
-        let field = E.entityDescription.fields[index]
-        return .success(ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional))
     }
 
     /// The column of a property name (or `id`), as format strings and `OrderBy` keys name them.
