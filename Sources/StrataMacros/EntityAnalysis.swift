@@ -16,12 +16,18 @@ struct EntityAnalysis {
     var plainTypeName: String { structDecl?.name.plainName ?? "" }
     /// The entity (table) name.
     private(set) var entityName = ""
-    /// The stored fields, in declaration order.
-    private(set) var fields: [StoredField] = []
+    /// The stored fields — attributes, coded fields and to-one relationships — in declaration order.
+    var fields: [StoredField] = []
+    /// The to-many relationships, in declaration order.
+    var toMany: [ToManyField] = []
+    /// The derived fields, in declaration order.
+    var derived: [DerivedField] = []
+    /// The computed instance properties whose key path the generated code can form, in declaration order.
+    var virtualProperties: [VirtualProperty] = []
     /// The problems found, in source order.
-    private(set) var diagnostics: [Diagnostic] = []
+    var diagnostics: [Diagnostic] = []
     /// The lowercased column names seen so far, with the property that uses each.
-    private var columns: [String: String] = [:]
+    var columns: [String: String] = [:]
 
     /// Whether the macro can generate the conformance.
     var isValid: Bool { structDecl != nil && diagnostics.isEmpty }
@@ -54,6 +60,11 @@ struct EntityAnalysis {
                 diagnoseStoredProperties(in: ifConfig)
             }
         }
+        checkDerivedRelationships()
+        // Derived fields are checked once every property is known: put their problems back in source order.
+        diagnostics = diagnostics.enumerated()
+            .sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
+            .map(\.element)
     }
 
     // MARK: - The declaration
@@ -114,14 +125,19 @@ struct EntityAnalysis {
             if isLet || binding.isStored { diagnose(binding.pattern, .nonIdentifierPattern) }
             return
         }
-        let name = pattern.identifier.plainName
-        guard name != "id" else {
+        let property = PropertySyntax(variable: variable, binding: binding, identifier: pattern.identifier)
+        guard property.name != "id" else {
             diagnose(pattern.identifier, .reservedID)
             return
         }
-        guard binding.isStored else { return }
+        guard binding.isStored else {
+            if property.type != nil, property.isKeyPathable {
+                virtualProperties.append(VirtualProperty(identifier: property.code, name: property.name))
+            }
+            return
+        }
         if let lazy = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
-            diagnose(lazy, .lazyProperty(name))
+            diagnose(lazy, .lazyProperty(property.name))
             return
         }
         if isLet {
@@ -134,68 +150,16 @@ struct EntityAnalysis {
                 ])
             diagnostics.append(
                 Diagnostic(
-                    node: variable.bindingSpecifier, message: StrataDiagnostic.letProperty(name), fixIts: [fixIt]))
+                    node: variable.bindingSpecifier, message: StrataDiagnostic.letProperty(property.name),
+                    fixIts: [fixIt]))
         }
 
-        let attributes = variable.fieldAttributes
-        for extra in attributes.dropFirst() {
-            diagnose(extra, .duplicateFieldAttribute(name))
-        }
-        let arguments =
-            attributes.first.map { FieldArguments(attribute: $0, diagnostics: &diagnostics) } ?? FieldArguments()
-
-        var isOptional = false
-        if let type = binding.typeAnnotation?.type {
-            isOptional = PropertyType.isOptional(type)
-            if PropertyType.isUnsupported(type) {
-                diagnose(type, .unsupportedType(type.trimmedDescription))
-            } else if binding.initializer == nil, arguments.dynamicInitialValue == nil, !isOptional {
-                diagnoseMissingDefault(binding, name: name, node: pattern.identifier)
-            }
-        } else if binding.initializer.map({ PropertyType.isInferableLiteral($0.value) }) != true {
-            // Without an annotation, only a literal says the type (String, Int, Double or Bool) at a glance.
-            diagnose(pattern.identifier, .needsTypeAnnotation(name))
-        }
-
-        let column = arguments.column ?? name
-        checkColumn(column, property: name, node: arguments.columnExpression.map(Syntax.init) ?? Syntax(pattern))
-        fields.append(
-            StoredField(
-                identifier: pattern.identifier.trimmedDescription,
-                name: name,
-                column: column,
-                options: arguments.options,
-                defaultValue: binding.initializer?.value.trimmed,
-                dynamicInitialValue: arguments.dynamicInitialValue?.trimmed,
-                isOptional: isOptional))
-    }
-
-    private mutating func diagnoseMissingDefault(_ binding: PatternBindingSyntax, name: String, node: TokenSyntax) {
-        var fixIts: [FixIt] = []
-        if let annotation = binding.typeAnnotation, let value = PropertyType.suggestedDefault(for: annotation.type) {
-            let initializer = InitializerClauseSyntax(
-                equal: .equalToken(leadingTrivia: .space, trailingTrivia: .space),
-                value: ExprSyntax("\(raw: value)").with(\.trailingTrivia, annotation.trailingTrivia))
-            let fixed = binding.with(\.typeAnnotation, annotation.with(\.trailingTrivia, []))
-                .with(\.initializer, initializer)
-            fixIts.append(
-                FixIt(
-                    message: StrataFixIt.insertDefault(value),
-                    changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(fixed))]))
-        }
-        diagnostics.append(Diagnostic(node: node, message: StrataDiagnostic.missingDefault(name), fixIts: fixIts))
-    }
-
-    private mutating func checkColumn(_ column: String, property: String, node: Syntax) {
-        let key = column.asciiLowercased
-        if !Self.isValidName(column) {
-            diagnose(node, .invalidColumnName(column))
-        } else if key == "id" {
-            diagnose(node, .reservedColumn(column))
-        } else if let other = columns[key] {
-            diagnose(node, .duplicateColumn(column, usedBy: other))
-        } else {
-            columns[key] = property
+        let attributes = PropertyAttributes(of: property, diagnostics: &diagnostics)
+        switch attributes.role {
+        case nil: analyzeAttribute(property, attributes.fieldArguments)
+        case (.coded, let attribute)?: analyzeCoded(property, attributes.fieldArguments, attribute: attribute)
+        case (.relationship, let attribute)?: analyzeRelationship(property, attributes, attribute: attribute)
+        case (.derived, let attribute)?: analyzeDerived(property, attributes, attribute: attribute)
         }
     }
 
@@ -216,7 +180,7 @@ struct EntityAnalysis {
 
     // MARK: - Helpers
 
-    private mutating func diagnose(_ node: some SyntaxProtocol, _ message: StrataDiagnostic) {
+    mutating func diagnose(_ node: some SyntaxProtocol, _ message: StrataDiagnostic) {
         diagnostics.append(Diagnostic(node: node, message: message))
     }
 

@@ -3,9 +3,10 @@ import SwiftSyntaxBuilder
 
 /// The Swift code that `@Entity` generates for a valid ``EntityAnalysis``.
 ///
-/// Field `i` of the description is column `i + 1` of a row (column 0 is the ID), the `i`-th value the
-/// encoder receives, and the index ``fieldIndex`` returns for its key path: the four generated members
-/// agree on one order, the declaration order.
+/// The generated members agree on one order. A row holds the ID in column 0, then the stored fields
+/// (attributes, coded fields and to-one relationships), the to-many relationships and the derived
+/// fields, each group in declaration order; the encoder receives the same values in the same order
+/// (the ID aside), and `member(for:)` returns the indices of the description's lists.
 struct EntityCode {
     /// The analysis of a struct with no diagnostics.
     let analysis: EntityAnalysis
@@ -18,9 +19,11 @@ struct EntityCode {
         self.qualifiedType = qualifiedType ?? analysis.typeName
     }
 
-    private var access: String { analysis.accessPrefix }
+    var access: String { analysis.accessPrefix }
     private var typeName: String { analysis.typeName }
-    private var fields: [StoredField] { analysis.fields }
+    var fields: [StoredField] { analysis.fields }
+    var toMany: [ToManyField] { analysis.toMany }
+    var derived: [DerivedField] { analysis.derived }
 
     /// `var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved`.
     var idProperty: DeclSyntax {
@@ -38,62 +41,111 @@ struct EntityCode {
                 + members.joined(separator: "\n\n") + "\n}")
     }
 
-    private var entityDescription: [String] {
-        let head =
-            "\(access)static let entityDescription = Strata.EntityDescription(name: \(literal(analysis.entityName)), "
-            + "typeName: \(literal(analysis.plainTypeName)), fields: ["
-        guard !fields.isEmpty else { return [head + "])"] }
-        let descriptions = fields.map { field in
-            var arguments = [
-                "\\\(qualifiedType).\(field.identifier)",
-                "property: \(literal(field.name))",
-                "column: \(literal(field.column))",
-                "options: [\(field.options.joined(separator: ", "))]",
-            ]
-            if field.dynamicInitialValue != nil { arguments.append("hasDynamicInitialValue: true") }
-            if let value = field.defaultValue { arguments.append("default: \(value)") }
-            return "    Strata.FieldDescription.stored(\(arguments.joined(separator: ", "))),"
-        }
-        return [head] + descriptions + ["])"]
-    }
+    // MARK: - Reading and writing
 
+    /// `init(row:)`: column 0 is the ID, then the fields, the to-many relationships and the derived fields.
     private var rowInitializer: [String] {
-        let assignments = ["self.id = try row.decode(at: 0)"]
-            + fields.enumerated().map { "self.\($1.identifier) = try row.decode(at: \($0 + 1))" }
-        return block("\(access)init(row: Strata.Row) throws", assignments)
+        var assignments = ["self.id = try row.decode(at: 0)"]
+        var column = 1
+        for field in fields {
+            let decoding =
+                switch field.kind {
+                case .attribute, .toOne: "try row.decode(at: \(column))"
+                case .json: "try row.decodeJSON(at: \(column))"
+                case .custom(let encode, let decode):
+                    "try decodeCoded(at: \(column), encode: \(encode), decode: \(decode))"
+                }
+            assignments.append("self.\(field.identifier) = \(decoding)")
+            column += 1
+        }
+        for relationship in toMany {
+            assignments.append("self.\(relationship.identifier) = try row.decodeIDs(at: \(column))")
+            column += 1
+        }
+        for field in derived {
+            assignments.append("self.\(field.identifier) = try row.decode(at: \(column))")
+            column += 1
+        }
+        return block("\(access)init(row: Strata.Row) throws", customDecodingHelper + assignments)
     }
 
+    /// A local function that decodes a field stored through `@Coded(encode:decode:)`, when there is one.
+    ///
+    /// It takes both closures, as the attribute does, so that the type the value is stored as is
+    /// inferred from `encode` and handed to `decode`: the decoding closure alone may not say it.
+    private var customDecodingHelper: [String] {
+        let hasCustom = fields.contains { field in
+            if case .custom = field.kind { return true }
+            return false
+        }
+        guard hasCustom else { return [] }
+        return [
+            "func decodeCoded<Value, Stored: Strata.DatabaseValueConvertible>(at index: Swift.Int32, "
+                + "encode: (Value) -> Stored, decode: (Stored) throws -> Value) throws -> Value {",
+            "    try decode(row.decode(at: index))",
+            "}",
+        ]
+    }
+
+    /// `init(newObject:)`: assigns what the declarations leave unset — dynamic initial values, `nil`
+    /// optionals, empty to-many relationships, and derived fields at their value over no objects.
     private var newObjectInitializer: [String] {
-        let assignments = fields.compactMap { field -> String? in
+        var assignments = fields.compactMap { field -> String? in
             if let value = field.dynamicInitialValue { return "self.\(field.identifier) = (\(value))()" }
             if field.defaultValue == nil && field.isOptional { return "self.\(field.identifier) = nil" }
             return nil
         }
+        assignments += toMany.filter { !$0.hasDefault }.map { "self.\($0.identifier) = []" }
+        assignments += derived.filter { !$0.hasDefault }.map { field in
+            "self.\(field.identifier) = \(field.function.isOptional ? "nil" : "0")"
+        }
         return block("\(access)init(newObject: Strata.NewObject)", assignments)
     }
 
+    /// `encodeFields(to:)`: the fields, then the to-many relationships, then the derived fields.
     private var encodeFields: [String] {
-        block(
-            "\(access)func encodeFields(to encoder: inout Strata.FieldEncoder)",
-            fields.map { "encoder.encode(self.\($0.identifier))" })
+        let statements =
+            fields.map { field in
+                switch field.kind {
+                case .attribute, .toOne: "encoder.encode(self.\(field.identifier))"
+                case .json: "encoder.encodeJSON(self.\(field.identifier))"
+                case .custom(let encode, _): "encoder.encode((\(encode))(self.\(field.identifier)))"
+                }
+            }
+            + toMany.map { "encoder.encodeRelationship(self.\($0.identifier))" }
+            + derived.map { "encoder.encodeDerived(self.\($0.identifier))" }
+        return block("\(access)func encodeFields(to encoder: inout Strata.FieldEncoder)", statements)
     }
 
+    /// `member(for:)`: the ID, each field, each to-many relationship and its `count`, each derived field,
+    /// and each virtual property.
     private var member: [String] {
-        let tests = ["if keyPath == \\\(qualifiedType).id { return .id }"]
-            + fields.enumerated().map { "if keyPath == \\\(qualifiedType).\($1.identifier) { return .field(\($0)) }" }
+        let prefix = "if keyPath == \\\(qualifiedType)."
+        var tests = ["\(prefix)id { return .id }"]
+        tests += fields.enumerated().map { "\(prefix)\($1.identifier) { return .field(\($0)) }" }
+        for (index, relationship) in toMany.enumerated() {
+            tests.append("\(prefix)\(relationship.identifier) { return .toMany(\(index)) }")
+            tests.append("\(prefix)\(relationship.identifier).count { return .toManyCount(\(index)) }")
+        }
+        tests += derived.enumerated().map { "\(prefix)\($1.identifier) { return .derived(\($0)) }" }
+        tests += analysis.virtualProperties.map {
+            "\(prefix)\($0.identifier) { return .virtual(\(literal($0.name))) }"
+        }
         return block(
             "\(access)static func member(for keyPath: Swift.PartialKeyPath<\(qualifiedType)>) -> Strata.EntityMember?",
             tests + ["return nil"])
     }
 
+    // MARK: - Helpers
+
     /// The lines of a declaration with a body of one statement per line, or `{}` when there is none.
-    private func block(_ signature: String, _ statements: [String]) -> [String] {
+    func block(_ signature: String, _ statements: [String]) -> [String] {
         guard !statements.isEmpty else { return [signature + " {}"] }
         return [signature + " {"] + statements.map { "    " + $0 } + ["}"]
     }
 
     /// `value` as a Swift string literal.
-    private func literal(_ value: String) -> String {
+    func literal(_ value: String) -> String {
         var result = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -7,7 +7,8 @@ public import SwiftSyntaxMacros
 /// As a member macro it adds the `id` property; as an extension macro it adds the `Entity`
 /// conformance with the column metadata (`entityDescription`), the row decoder (`init(row:)`), the
 /// new-object initializer (`init(newObject:)`), the field encoder (`encodeFields(to:)`) and the key
-/// path lookup (`fieldIndex(for:)`). Both roles read the struct with ``EntityAnalysis``; the member role
+/// path lookup (`member(for:)`), for stored fields, relationships, coded and derived fields, and computed
+/// (virtual) properties. Both roles read the struct with ``EntityAnalysis``; the member role
 /// reports its diagnostics, and neither role generates anything for a struct with a problem, so that
 /// the errors the user sees are the macro's own, at the declarations to fix.
 public enum EntityMacro: MemberMacro, ExtensionMacro {

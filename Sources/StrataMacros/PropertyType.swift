@@ -54,8 +54,58 @@ enum PropertyType {
         return false
     }
 
+    /// Whether `type` can never be `Codable`: a tuple, a function, a nested optional, a metatype, or an
+    /// existential or opaque type. Collections and custom types pass: `@Coded` stores them as JSON.
+    static func isUncodable(_ type: TypeSyntax) -> Bool {
+        var base = type
+        if let wrapped = wrappedType(ofOptional: type) {
+            if isOptional(wrapped) { return true }
+            base = wrapped
+        }
+        if let attributed = base.as(AttributedTypeSyntax.self) { return isUncodable(attributed.baseType) }
+        if let tuple = base.as(TupleTypeSyntax.self) {
+            guard let inner = parenthesized(tuple) else { return true }
+            return isUncodable(inner)
+        }
+        if base.is(FunctionTypeSyntax.self) || base.is(SomeOrAnyTypeSyntax.self)
+            || base.is(CompositionTypeSyntax.self) || base.is(MetatypeTypeSyntax.self)
+        {
+            return true
+        }
+        return genericName(of: base).map { ["Any", "AnyObject"].contains($0.0) } ?? false
+    }
+
+    /// Whether `type` is spelled as one of the standard integer types.
+    static func isInteger(_ type: TypeSyntax) -> Bool {
+        guard let (name, arguments) = genericName(of: type), arguments.isEmpty else { return false }
+        return ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64"].contains(name)
+    }
+
+    /// The attribute that makes an unsupported type storable, offered as a fix-it: `Relationship` for a
+    /// collection of entity IDs, `Coded` for another array, dictionary or set; `nil` for anything else.
+    static func suggestedAttribute(for type: TypeSyntax) -> String? {
+        switch RelationshipKind(type) {
+        case .toMany, .optionalToMany: return "Relationship"
+        default: break
+        }
+        let base = wrappedType(ofOptional: type) ?? type
+        if base.is(ArrayTypeSyntax.self) || base.is(DictionaryTypeSyntax.self) { return "Coded" }
+        if let (name, _) = genericName(of: base), ["Array", "Dictionary", "Set"].contains(name) { return "Coded" }
+        return nil
+    }
+
+    /// `type?`, in parentheses when the question mark would otherwise bind to part of it.
+    static func optional(_ type: TypeSyntax) -> TypeSyntax {
+        let type = type.trimmed
+        let isSimple =
+            type.is(IdentifierTypeSyntax.self) || type.is(MemberTypeSyntax.self) || type.is(ArrayTypeSyntax.self)
+            || type.is(DictionaryTypeSyntax.self) || type.is(TupleTypeSyntax.self)
+        let wrapped = isSimple ? type : TypeSyntax(TupleTypeSyntax(elements: [TupleTypeElementSyntax(type: type)]))
+        return TypeSyntax(OptionalTypeSyntax(wrappedType: wrapped))
+    }
+
     /// The name and generic arguments of `Name<...>` or `Swift.Name<...>`.
-    private static func genericName(of type: TypeSyntax) -> (String, [TypeSyntax])? {
+    static func genericName(of type: TypeSyntax) -> (String, [TypeSyntax])? {
         let name: TokenSyntax
         let clause: GenericArgumentClauseSyntax?
         if let identifier = type.as(IdentifierTypeSyntax.self) {

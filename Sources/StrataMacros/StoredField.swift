@@ -1,7 +1,21 @@
 import SwiftSyntax
 
-/// One stored property of an `@Entity` struct, with everything the generated code needs to know of it.
+/// One stored field of an `@Entity` struct — a column of its table — with everything the generated code
+/// needs to know of it.
 struct StoredField {
+    /// How a field is stored, which decides the description, the decoding and the encoding.
+    enum Kind {
+        /// A `DatabaseValueConvertible` value (no attribute, or only `@Field`).
+        case attribute
+        /// A to-one relationship, `@Relationship var owner: Person.ID?`: an ID stored as a foreign key.
+        /// The delete rule is spelled as Swift code (`.cascade`) and is `nil` for the default, `.nullify`.
+        case toOne(deleteRule: String?, inverse: String?)
+        /// A `Codable` value stored as JSON text, `@Coded`.
+        case json
+        /// A value stored through the closures of `@Coded(encode:decode:)`.
+        case custom(encode: ExprSyntax, decode: ExprSyntax)
+    }
+
     /// The property name as Swift code spells it, backticks included (`` `default` ``).
     var identifier: String
     /// The property name as a plain string (`default`).
@@ -16,4 +30,6 @@ struct StoredField {
     var dynamicInitialValue: ExprSyntax?
     /// Whether the declared type is an optional.
     var isOptional: Bool
+    /// How the field is stored.
+    var kind: Kind = .attribute
 }

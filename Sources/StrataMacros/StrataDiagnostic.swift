@@ -28,8 +28,32 @@ enum StrataDiagnostic: DiagnosticMessage {
     case duplicateColumn(String, usedBy: String)
     case invalidFieldOption(String)
 
-    // MARK: @Field placement
-    case fieldMisplaced(String)
+    // MARK: Attributes
+    case duplicateAttribute(String, property: String)
+    case conflictingAttributes(String, String, property: String)
+    case misplaced(attribute: String, reason: String)
+    case fieldNotAColumn(kind: String, property: String)
+
+    // MARK: Relationships
+    case invalidDeleteRule(String)
+    case inverseNotKeyPath
+    case relationshipNeedsType(String)
+    case relationshipNotAnID(String)
+    case nonOptionalToOne(String)
+    case optionalToMany(String)
+    case dynamicInitialValueOnRelationship(String)
+
+    // MARK: Coded fields
+    case incompleteCodedPair
+    case uncodableType(String)
+
+    // MARK: Derived fields
+    case derivedAttributeNotKeyPath(String)
+    case derivedRelationshipNotKeyPath(String)
+    case derivedForeignRelationship(typeName: String)
+    case derivedNotToMany(String, typeName: String, isDeclared: Bool)
+    case derivedCountNotInteger(String)
+    case derivedNotOptional(String, function: String)
 
     var message: String {
         switch self {
@@ -58,8 +82,8 @@ enum StrataDiagnostic: DiagnosticMessage {
         case .storedPropertyInIfConfig:
             "@Entity does not support stored properties inside '#if'; every build must store the same columns"
         case .unsupportedType(let type):
-            "type '\(type)' cannot be stored in a column; use a DatabaseValueConvertible type "
-                + "(coded fields and relationships come in a later release)"
+            "type '\(type)' cannot be stored in a column; use a DatabaseValueConvertible type, "
+                + "@Coded to store a Codable value as JSON, or @Relationship for entity IDs"
         case .missingDefault(let name):
             "stored property '\(name)' needs a default value or @Field(dynamicInitialValue:) so that Strata can create new objects"
         case .needsTypeAnnotation(let name):
@@ -79,8 +103,54 @@ enum StrataDiagnostic: DiagnosticMessage {
             "column '\(name)' is already used by property '\(property)' (column names are case-insensitive)"
         case .invalidFieldOption(let text):
             "'\(text)' is not a field option; write .unique or .indexed"
-        case .fieldMisplaced(let reason):
-            "@Field applies to a stored 'var' of an @Entity struct; \(reason)"
+        case .duplicateAttribute(let attribute, let property):
+            "property '\(property)' has more than one @\(attribute) attribute; remove one"
+        case .conflictingAttributes(let attribute, let other, let property):
+            "@\(attribute) cannot be combined with @\(other) on property '\(property)': "
+                + "a property is a relationship, a coded field or a derived field, not two of them"
+        case .misplaced(let attribute, let reason):
+            "@\(attribute) applies to a stored 'var' of an @Entity struct; \(reason)"
+        case .fieldNotAColumn(let kind, let property):
+            "@Field does not apply to \(kind) '\(property)': it is not a column of the table"
+        case .invalidDeleteRule(let text):
+            "'\(text)' is not a delete rule; write .nullify, .cascade or .deny"
+        case .inverseNotKeyPath:
+            "the inverse must be a key path literal naming the relationship on the other entity, like \\Person.pets"
+        case .relationshipNeedsType(let name):
+            "relationship '\(name)' needs a type annotation: \(Self.relationshipTypes)"
+        case .relationshipNotAnID(let type):
+            "@Relationship needs an entity ID type, not '\(type)': \(Self.relationshipTypes)"
+        case .nonOptionalToOne(let name):
+            "to-one relationship '\(name)' must be optional: a new object has no target yet"
+        case .optionalToMany(let name):
+            "to-many relationship '\(name)' must not be optional: an empty collection means no related objects"
+        case .dynamicInitialValueOnRelationship(let name):
+            "relationship '\(name)' cannot have a dynamic initial value: a new object has no target yet; "
+                + "set the relationship in the transaction that creates the object"
+        case .incompleteCodedPair:
+            "@Coded needs both encode: and decode:, or neither to store the value as JSON"
+        case .uncodableType(let type):
+            "type '\(type)' cannot be stored by @Coded as JSON; use a Codable type, "
+                + "or give encode: and decode: closures"
+        case .derivedAttributeNotKeyPath(let label):
+            "the '\(label):' argument must be a key path literal naming an attribute of the related entity, "
+                + "like \\Pet.age"
+        case .derivedRelationshipNotKeyPath(let label):
+            "the '\(label):' argument must be a key path literal naming a to-many relationship of this struct, "
+                + "like \\Person.pets"
+        case .derivedForeignRelationship(let typeName):
+            "a derived field is computed over a to-many relationship of '\(typeName)', the struct that declares it; "
+                + "write \\\(typeName).<relationship>"
+        case .derivedNotToMany(let name, let typeName, let isDeclared):
+            isDeclared
+                ? "'\(name)' is not a to-many relationship; @Derived is computed over a @Relationship of "
+                    + "'\(typeName)' whose type is a Set or an Array of IDs"
+                : "'\(typeName)' declares no to-many relationship '\(name)'; @Derived is computed over a @Relationship "
+                    + "of '\(typeName)' whose type is a Set or an Array of IDs"
+        case .derivedCountNotInteger(let name):
+            "derived count '\(name)' must have an integer type, such as Int"
+        case .derivedNotOptional(let name, let function):
+            "derived \(function) '\(name)' must be optional: it is nil when there are no related objects"
         }
     }
 
@@ -107,12 +177,35 @@ enum StrataDiagnostic: DiagnosticMessage {
             case .reservedColumn: "reservedColumn"
             case .duplicateColumn: "duplicateColumn"
             case .invalidFieldOption: "invalidFieldOption"
-            case .fieldMisplaced: "fieldMisplaced"
+            case .duplicateAttribute: "duplicateAttribute"
+            case .conflictingAttributes: "conflictingAttributes"
+            case .misplaced: "misplaced"
+            case .fieldNotAColumn: "fieldNotAColumn"
+            case .invalidDeleteRule: "invalidDeleteRule"
+            case .inverseNotKeyPath: "inverseNotKeyPath"
+            case .relationshipNeedsType: "relationshipNeedsType"
+            case .relationshipNotAnID: "relationshipNotAnID"
+            case .nonOptionalToOne: "nonOptionalToOne"
+            case .optionalToMany: "optionalToMany"
+            case .dynamicInitialValueOnRelationship: "dynamicInitialValueOnRelationship"
+            case .incompleteCodedPair: "incompleteCodedPair"
+            case .uncodableType: "uncodableType"
+            case .derivedAttributeNotKeyPath: "derivedAttributeNotKeyPath"
+            case .derivedRelationshipNotKeyPath: "derivedRelationshipNotKeyPath"
+            case .derivedForeignRelationship: "derivedForeignRelationship"
+            case .derivedNotToMany: "derivedNotToMany"
+            case .derivedCountNotInteger: "derivedCountNotInteger"
+            case .derivedNotOptional: "derivedNotOptional"
             }
         return MessageID(domain: "StrataMacros", id: id)
     }
 
     var severity: DiagnosticSeverity { .error }
+
+    /// The types a relationship can have, for messages.
+    private static let relationshipTypes =
+        "an optional ID like 'Person.ID?' for a to-one relationship, 'Set<Person.ID>' (unordered) or "
+        + "'[Person.ID]' (ordered) for a to-many relationship"
 
     /// The name with a NUL character spelled as an escape, so that messages stay printable.
     private static func printable(_ name: String) -> String {

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("@Entity expansion")
 struct EntityExpansionTests {
-    @Test("A public struct gets public members, named columns, options, defaults and dynamic initial values")
+    @Test("A public struct gets public members, named columns, options, defaults, dynamic initial values and virtual properties")
     func fullExample() {
         assertStrataExpansion(
             #"""
@@ -15,7 +15,7 @@ struct EntityExpansionTests {
                 @Field(.unique) var email: String?
                 @Field(dynamicInitialValue: { UUID() }) var token: UUID
                 var nickname = "x"                 // no type annotation is allowed
-                var computed: Int { age * 2 }      // computed: ignored
+                var computed: Int { age * 2 }      // computed: virtual
                 static var shared = 1              // static: ignored
             }
             """#,
@@ -26,7 +26,7 @@ struct EntityExpansionTests {
                     var email: String?
                     var token: UUID
                     var nickname = "x"                 // no type annotation is allowed
-                    var computed: Int { age * 2 }      // computed: ignored
+                    var computed: Int { age * 2 }      // computed: virtual
                     static var shared = 1              // static: ignored
 
                     public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
@@ -39,7 +39,7 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Person.email, property: "email", column: "email", options: [.unique]),
                         Strata.FieldDescription.stored(\Person.token, property: "token", column: "token", options: [], hasDynamicInitialValue: true),
                         Strata.FieldDescription.stored(\Person.nickname, property: "nickname", column: "nickname", options: [], default: "x"),
-                    ])
+                    ], virtualProperties: ["computed"])
 
                     public init(row: Strata.Row) throws {
                         self.id = try row.decode(at: 0)
@@ -70,6 +70,7 @@ struct EntityExpansionTests {
                         if keyPath == \Person.email { return .field(2) }
                         if keyPath == \Person.token { return .field(3) }
                         if keyPath == \Person.nickname { return .field(4) }
+                        if keyPath == \Person.computed { return .virtual("computed") }
                         return nil
                     }
                 }

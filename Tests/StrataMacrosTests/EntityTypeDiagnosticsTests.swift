@@ -5,8 +5,7 @@ struct EntityTypeDiagnosticsTests {
     @Test(
         "A type that no column can hold is an error at the type",
         arguments: [
-            "(Int, Int)", "() -> Void", "@Sendable () -> Void", "[String]", "[Int]?", "Array<Int>", "Swift.Array<Int>",
-            "[String: Int]", "Dictionary<String, Int>", "Set<Int>", "Int??", "Optional<Int?>", "Any", "Any?",
+            "(Int, Int)", "() -> Void", "@Sendable () -> Void", "Int??", "Optional<Int?>", "Any", "Any?",
             "AnyObject", "any Error", "some Hashable", "Int.Type", "Codable & Sendable",
         ])
     func unsupportedType(type: String) {
@@ -23,10 +22,44 @@ struct EntityTypeDiagnosticsTests {
                 """,
             diagnostics: [
                 diagnostic(
-                    "type '\(type)' cannot be stored in a column; use a DatabaseValueConvertible type "
-                        + "(coded fields and relationships come in a later release)",
+                    "type '\(type)' cannot be stored in a column; use a DatabaseValueConvertible type, "
+                        + "@Coded to store a Codable value as JSON, or @Relationship for entity IDs",
                     line: 2, column: 16)
             ]
+        )
+    }
+
+    @Test(
+        "A collection type is an error at the type with a fix-it inserting @Coded, or @Relationship for IDs",
+        arguments: [
+            ("[String]", "Coded"), ("[Int]?", "Coded"), ("Array<Int>", "Coded"), ("Swift.Array<Int>", "Coded"),
+            ("[String: Int]", "Coded"), ("Dictionary<String, Int>", "Coded"), ("Set<Int>", "Coded"),
+            ("Set<Pet.ID>", "Relationship"), ("[EntityID<Book>]", "Relationship"),
+        ])
+    func collectionType(type: String, attribute: String) {
+        assertStrataExpansion(
+            """
+            @Entity struct Holder {
+                @Field(.indexed) var value: \(type)
+            }
+            """,
+            expandedSource: """
+                struct Holder {
+                    var value: \(type)
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "type '\(type)' cannot be stored in a column; use a DatabaseValueConvertible type, "
+                        + "@Coded to store a Codable value as JSON, or @Relationship for entity IDs",
+                    line: 2, column: 33, fixIts: ["Insert '@\(attribute)'"])
+            ],
+            applyFixIts: ["Insert '@\(attribute)'"],
+            fixedSource: """
+                @Entity struct Holder {
+                    @\(attribute) @Field(.indexed) var value: \(type)
+                }
+                """
         )
     }
 

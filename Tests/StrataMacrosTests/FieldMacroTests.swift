@@ -1,14 +1,14 @@
 import Testing
 
+/// The placements in which the property attributes have no effect, with the reason each diagnostic gives.
+let misplacedDeclarations = [
+    ("func describe() {}", "this declaration is not a property"),
+    ("static var shared: Int = 0", "a static property is not stored in the table"),
+]
+
 @Suite("@Field placement")
 struct FieldMacroTests {
-    @Test(
-        "@Field on anything but a stored var of an @Entity struct is an error at the attribute",
-        arguments: [
-            ("func describe() {}", "this declaration is not a property"),
-            ("var doubled: Int { 2 }", "a computed property is not stored in the table"),
-            ("static var shared: Int = 0", "a static property is not stored in the table"),
-        ])
+    @Test("@Field on anything but a stored var of an @Entity struct is an error at the attribute", arguments: misplacedDeclarations)
     func notAStoredProperty(declaration: String, reason: String) {
         assertStrataExpansion(
             """
@@ -42,6 +42,47 @@ struct FieldMacroTests {
                 """#,
             diagnostics: [
                 diagnostic("@Field applies to a stored 'var' of an @Entity struct; \(reason)", line: 2, column: 5)
+            ]
+        )
+    }
+
+    @Test("@Field on a computed property is an error at the attribute; the property stays virtual")
+    func computedProperty() {
+        assertStrataExpansion(
+            """
+            @Entity struct Person {
+                @Field(.indexed) var doubled: Int { 2 }
+            }
+            """,
+            expandedSource: #"""
+                struct Person {
+                    var doubled: Int { 2 }
+
+                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                }
+
+                extension Person: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["doubled"])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+
+                    static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
+                        if keyPath == \Person.id { return .id }
+                        if keyPath == \Person.doubled { return .virtual("doubled") }
+                        return nil
+                    }
+                }
+                """#,
+            diagnostics: [
+                diagnostic(
+                    "@Field applies to a stored 'var' of an @Entity struct; a computed property is not stored in the table",
+                    line: 2, column: 5)
             ]
         )
     }

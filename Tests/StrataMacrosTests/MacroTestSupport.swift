@@ -8,9 +8,12 @@ import Testing
 let strataMacros: [String: MacroSpec] = [
     "Entity": MacroSpec(type: EntityMacro.self, conformances: [TypeSyntax(IdentifierTypeSyntax(name: .identifier("Entity")))]),
     "Field": MacroSpec(type: FieldMacro.self),
+    "Relationship": MacroSpec(type: RelationshipMacro.self),
+    "Coded": MacroSpec(type: CodedMacro.self),
+    "Derived": MacroSpec(type: DerivedMacro.self),
 ]
 
-/// Expands `@Entity` and `@Field` in `source` and records an issue at the caller for every difference
+/// Expands `@Entity` and the property attributes in `source` and records an issue at the caller for every difference
 /// from `expandedSource`, `diagnostics` and, when given, the source after applying the fix-its.
 func assertStrataExpansion(
     _ source: String,

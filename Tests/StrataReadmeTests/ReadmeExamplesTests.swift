@@ -23,6 +23,24 @@ struct Post {
 
 enum Status: String, DatabaseValueConvertible { case draft, published }
 
+@Entity struct Owner {
+    var name: String = ""
+    @Relationship(deleteRule: .cascade, inverse: \Pet.owner) var pets: Set<Pet.ID> = []  // to-many
+    @Relationship var favorites: [Book.ID] = []                                           // ordered
+    @Derived(count: \Owner.pets) var petCount: Int = 0                                   // derived
+    @Derived(maximum: \Pet.age, over: \Owner.pets) var oldestPet: Int?
+    @Coded var tags: [String] = []                                                        // JSON
+    var summary: String { "\(name): \(petCount)" }                                        // virtual
+}
+@Entity struct Pet {
+    var name: String = ""
+    var age: Int = 0
+    @Relationship var owner: Owner.ID?                                                    // to-one
+}
+@Entity struct Book {
+    var title: String = ""
+}
+
 @Suite("README examples")
 struct ReadmeExamplesTests {
     @Test("the README's snippets compile and do what the README says")
@@ -66,11 +84,12 @@ struct ReadmeExamplesTests {
         }
         await importer.end()
 
-        // Reading
+        // Fetching and querying
         let all = try await stack.fetchAll(From<Person>())
         let first = try await stack.fetchOne(From<Person>().orderBy(.descending(\.age)))
         let count = try await stack.fetchCount(From<Person>().where(\.email == nil))
         let ids = try await stack.fetchIDs(From<Person>().where(\.age >= 18 && \.name != ""))
+        let oldestID = try await stack.fetchID(From<Person>().orderBy(.descending(\.age)))
         let same = try await stack.fetchExisting(ada.id)
 
         let (people, adultCount) = try await stack.read { r in
@@ -80,9 +99,44 @@ struct ReadmeExamplesTests {
         #expect(first?.name == "John")
         #expect(count == 5)
         #expect(ids.count == 2)
+        #expect(oldestID == id)
         #expect(same?.age == 37)
         #expect(people.count == 5)
         #expect(adultCount == 2)
+
+        let filters: [From<Person>] = [
+            From<Person>().where(.in(\.age, [18, 21, 30]) || .between(\.age, 60...70)),
+            From<Person>().where(.contains(\.name, "ad", caseInsensitive: true) && !.hasSuffix(\.name, "x")),
+            From<Person>().where(.like(\.name, "A?a*")),
+            From<Person>().where(#Predicate<Person> { $0.age >= 18 && $0.name.contains("a") }),
+            From<Person>().where("age BETWEEN {%d, %d} AND name BEGINSWITH[c] %@", 18, 65, "a"),
+        ]
+        var matches: [Int] = []
+        for filter in filters { matches.append(try await stack.fetchCount(filter)) }
+        #expect(matches == [0, 2, 2, 1, 1])
+
+        let orders: [From<Person>] = [
+            From<Person>().orderBy(.ascending(\.name) + .descending(\.age)),
+            From<Person>().orderBy(.ascending("name")),
+            From<Person>().orderBy(OrderBy([SortDescriptor(\Person.age, order: .reverse)])),
+            From<Person>().orderBy(.ascending(\.name, comparing: .localizedStandard)),
+            From<Person>().tweak(.limit(20), .offset(40)),
+        ]
+        for order in orders { _ = try await stack.fetchAll(order) }
+
+        var batches = 0
+        for try await batch in stack.fetchBatches(From<Person>().tweak(.batchSize(500))) {
+            print(batch.count)                       // chunks of 500, all from one consistent read
+            batches += 1
+        }
+        #expect(batches == 1)
+
+        let oldest = try await stack.queryValue(From<Person>().select(Int.self, .maximum(\.age)))
+        let rows = try await stack.queryAttributes(
+            From<Person>().select(.attribute(\.age), .count(\.id), .average(\.age, as: "mean")).groupBy(\.age))
+        let perAge = rows.map { ($0["age", as: Int.self]!, $0["count(id)", as: Int.self]!) }
+        #expect(oldest == 42)
+        #expect(perAge.first! == (0, 3))
 
         // Errors
         try await stack.perform { tx in try tx.create(Into<Person>()) { $0.email = "taken@example.com" } }
@@ -95,5 +149,26 @@ struct ReadmeExamplesTests {
         #expect(reported?.0 == "Person")
         #expect(reported?.1 == "email")
         await stack.close()
+    }
+
+    @Test("the README's relationship example works as described")
+    func relationships() async throws {
+        let stack = try await DataStack(Schema("V1", Owner.self, Pet.self, Book.self))
+        let owner = try await stack.perform { tx in
+            let owner = try tx.create(Into<Owner>()) { $0.name = "Ada"; $0.tags = ["cats"] }
+            for (name, age) in [("Rex", 3), ("Tom", 7)] {
+                try tx.create(Into<Pet>()) { $0.name = name; $0.age = age; $0.owner = owner.id }
+            }
+            return try tx.fetchExisting(owner.id)!
+        }
+        #expect(owner.petCount == 2 && owner.oldestPet == 7 && owner.summary == "Ada: 2")
+        let pets: [Pet] = try await stack.fetchExisting(owner.pets)
+        #expect(Set(pets.map(\.name)) == ["Rex", "Tom"])
+        #expect(try await stack.fetchCount(From<Pet>().where(.related(\.owner, \.name == "Ada"))) == 2)
+        #expect(try await stack.fetchCount(From<Owner>().where(.any(\.pets, \.age > 5))) == 1)
+        #expect(try await stack.fetchCount(From<Owner>().where(.all(\.pets, \.age > 5))) == 0)
+        #expect(try await stack.fetchCount(From<Owner>().where(\.pets.count > 1)) == 1)
+        try await stack.perform { tx in try tx.delete(owner) }
+        #expect(try await stack.fetchCount(From<Pet>()) == 0)
     }
 }

@@ -25,6 +25,10 @@ public struct Row {
     }
 
     /// Decodes a `Codable` value stored as JSON text in column `index`. Generated code for `@Coded` calls this.
+    ///
+    /// Disfavored so that an optional result picks the overload below, which reads `NULL` as `nil`: the two
+    /// differ only in their result type, which alone would leave the call ambiguous.
+    @_disfavoredOverload
     public func decodeJSON<V: Decodable>(at index: Int32) throws -> V {
         let value = statement.value(at: index)
         let data: Data

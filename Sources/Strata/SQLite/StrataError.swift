@@ -16,7 +16,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case sqlite, uniqueConstraint, constraint, notADatabase, cannotOpen, readOnly, busy, interrupted
             case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
-            case unsupportedQuery, invalidArgument, invalidEdit, stackClosed
+            case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied
         }
 
         private let base: Base
@@ -54,6 +54,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// An edit tried to change what cannot change (the object's ID).
         public static let invalidEdit = Code(.invalidEdit)
+        /// A delete was refused because related objects exist and the relationship's delete rule is
+        /// ``DeleteRule/deny``; the message names them.
+        public static let deleteDenied = Code(.deleteDenied)
         /// The data stack was closed.
         public static let stackClosed = Code(.stackClosed)
 

@@ -2,7 +2,7 @@
 ///
 /// Every stored property must be a `var` of a ``DatabaseValueConvertible`` type with a default value
 /// (optionals default to `nil`), or have a dynamic initial value given with ``Field(column:_:dynamicInitialValue:)``.
-/// Computed and static properties are ignored. The macro reports anything it cannot store at the
+/// Computed properties become virtual fields (never stored, refused in queries); static properties are ignored. The macro reports anything it cannot store at the
 /// offending declaration.
 ///
 /// - Parameter name: The entity (and table) name; the type name when omitted.
@@ -42,7 +42,8 @@ public macro Field<Value>(
 /// - A to-many relationship is a set of IDs (unordered) or an array of IDs (ordered):
 ///   `@Relationship(deleteRule: .cascade, inverse: \Pet.owner) var pets: Set<Pet.ID> = []`.
 ///
-/// Declare the inverse on one side; Strata finds it from the other. A to-many whose inverse is a to-one
+/// Declare the inverse on one side only; Strata finds it from the other. (Declaring it on both sides
+/// makes the compiler report a circular reference between the two attributes.) A to-many whose inverse is a to-one
 /// is stored through the to-one's foreign key; other to-many relationships get a join table.
 ///
 /// - Parameters:

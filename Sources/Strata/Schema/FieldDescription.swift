@@ -103,6 +103,19 @@ public struct FieldDescription: Sendable, Hashable {
             options: options, defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
     }
 
+    /// Describes a field stored through a custom encode / decode pair. The macro calls this with the
+    /// `encode` closure of `@Coded(encode:decode:)`, which it never calls: the closure only lets the compiler
+    /// infer `Stored`, the type the value is stored as, which the macro cannot tell from syntax.
+    public static func coded<Root, Value, Stored: DatabaseValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>,
+        encode: (Value) -> Stored,
+        property: String,
+        column: String,
+        options: Set<FieldOption> = []
+    ) -> FieldDescription {
+        coded(keyPath, storedAs: Stored.self, property: property, column: column, options: options)
+    }
+
     /// The to-one relationship this field stores, if it is one.
     public var toOne: ToOneRelationship? {
         if case .toOne(let relationship) = kind { return relationship }

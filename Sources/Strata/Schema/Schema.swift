@@ -11,6 +11,8 @@ public struct Schema: Sendable {
     public let version: String
     /// The entities, in the order given.
     public let entities: [EntityDescription]
+    /// The identities of the entities' Swift types, in the same order (relationships refer to them).
+    let entityTypes: [ObjectIdentifier]
 
     /// Declares a schema version with its entities.
     public init(_ version: String, _ entities: any Entity.Type...) {
@@ -21,6 +23,7 @@ public struct Schema: Sendable {
     public init(_ version: String, entities: [any Entity.Type]) {
         self.version = version
         self.entities = entities.map { $0.entityDescription }
+        self.entityTypes = entities.map { ObjectIdentifier($0) }
     }
 
     /// The entity with this name, if it is part of the schema.
@@ -46,10 +49,27 @@ public struct Schema: Sendable {
         entities.sorted { $0.name < $1.name }.map { entity in
             let fields = entity.fields.map { field in
                 let options = field.options.map { "\($0)" }.sorted().joined(separator: "+")
-                return "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
+                var text = "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
+                switch field.kind {
+                case .attribute: break
+                case .coded: text += ":coded"
+                case .toOne(let relationship):
+                    text += ":toOne>\(entityName(relationship.target)):\(relationship.inverse ?? "")"
+                }
+                return text
             }
-            return "\(entity.name)(\(fields.joined(separator: ",")))"
+            let toMany = entity.toMany.map { relationship in
+                "\(relationship.property)>\(entityName(relationship.target)):\(relationship.isOrdered ? "ordered" : "set"):"
+                    + (relationship.inverse ?? "")
+            }
+            let derived = entity.derived.map { "\($0.property)=\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))" }
+            return "\(entity.name)(\(fields.joined(separator: ",")))[\(toMany.joined(separator: ","))]{\(derived.joined(separator: ","))}"
         }.joined(separator: ";")
+    }
+
+    /// The entity name of a referenced type (its type name when it is not part of the schema).
+    func entityName(_ reference: EntityReference) -> String {
+        entityTypes.firstIndex(of: reference.type).map { entities[$0].name } ?? reference.typeName
     }
 
     /// Checks names: no empty or duplicate entity names, no duplicate columns, no reserved names.

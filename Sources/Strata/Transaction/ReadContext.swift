@@ -71,6 +71,13 @@ public class ReadContext {
         return try connection.fetchExisting(id, store: store)
     }
 
+    /// The objects with these IDs, in the order given, skipping those that do not exist; read in one
+    /// query per 500 IDs, so loading the related objects of a whole list never costs a query per object.
+    public func fetchExisting<E: Entity, S: Sequence>(_ ids: S) throws -> [E] where S.Element == EntityID<E> {
+        try checkOpen()
+        return try connection.fetchExisting(ids: ids, store: store)
+    }
+
     /// The current stored version of an object, or `nil` when it was deleted.
     public func fetchExisting<E: Entity>(_ object: E) throws -> E? {
         try fetchExisting(object.id)

@@ -51,6 +51,11 @@ public final class Transaction: ReadContext {
                 .invalidEdit, "The ID of a new \(E.self) is assigned by the store; don't set it in create.",
                 entity: entity.description.name, field: "id")
         }
+        for toOne in store.graph.toOne[entity.description.name] ?? [] {
+            if case .integer(let target) = FieldEncoder.values(of: object)[toOne.fieldIndex] {
+                try checkTarget(toOne, target)
+            }
+        }
         let statement = try connection.cachedStatement(entity.insert)
         var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 1))
         object.encodeFields(to: &encoder)
@@ -61,8 +66,20 @@ public final class Transaction: ReadContext {
             throw describeConstraint(error, entity: entity.description)
         }
         object.id = EntityID(rawValue: connection.lastInsertedRowID)
-        changes.recordInsert(entity: entity.description.name, id: object.id.rawValue)
-        return object
+        let name = entity.description.name
+        changes.recordInsert(entity: name, id: object.id.rawValue)
+        guard store.hasRelationships(name) else { return object }
+        // Relationships set in `configure`: follow the foreign keys, store the to-many members.
+        let values = FieldEncoder.collect(object)
+        for toOne in store.graph.toOne[name] ?? [] {
+            if case .integer(let target) = values.values[toOne.fieldIndex] {
+                try toOneChanged(toOne, of: object.id.rawValue, from: nil, to: target)
+            }
+        }
+        for relationship in store.graph.toMany[name] ?? [] where !values.relationships[relationship.index].isEmpty {
+            try applyToMany(relationship, of: object.id.rawValue, from: [], to: values.relationships[relationship.index])
+        }
+        return try connection.fetchExisting(object.id, store: store) ?? object
     }
 
     // MARK: Edit
@@ -97,23 +114,52 @@ public final class Transaction: ReadContext {
                 .invalidEdit, "An edit changed the ID of \(id); IDs are assigned by the store and never change.",
                 entity: entity.description.name, field: "id")
         }
-        let before = FieldEncoder.values(of: current)
-        let after = FieldEncoder.values(of: edited)
-        let changed = before.indices.filter { before[$0] != after[$0] }
-        guard !changed.isEmpty else { return edited }
-        let statement = try connection.cachedStatement(store.builder.update(entity.description, fields: changed))
-        for (offset, index) in changed.enumerated() {
-            try statement.bind(after[index], at: Int32(offset + 1))
+        let name = entity.description.name
+        let before = FieldEncoder.collect(current)
+        let after = FieldEncoder.collect(edited)
+        if let index = before.derivedValues.indices.first(where: { before.derivedValues[$0] != after.derivedValues[$0] }) {
+            throw StrataError(
+                .invalidEdit,
+                "\(E.self).\(entity.description.derived[index].property) is derived: the store computes it from "
+                    + "'\(entity.description.derived[index].relationship)'; change that relationship instead.",
+                entity: name, field: entity.description.derived[index].property)
         }
-        try statement.bind(.integer(id.rawValue), at: Int32(changed.count + 1))
-        do {
-            while try statement.step() {}
-        } catch {
-            throw describeConstraint(error, entity: entity.description)
+        let changed = before.values.indices.filter { before.values[$0] != after.values[$0] }
+        let toOnes = (store.graph.toOne[name] ?? []).filter { changed.contains($0.fieldIndex) }
+        for toOne in toOnes {
+            if case .integer(let target) = after.values[toOne.fieldIndex] { try checkTarget(toOne, target) }
         }
-        let fields = Set(changed.map { entity.description.fields[$0].property })
-        changes.recordUpdate(entity: entity.description.name, id: id.rawValue, fields: fields)
-        return edited
+        if !changed.isEmpty {
+            let statement = try connection.cachedStatement(store.builder.update(entity.description, fields: changed))
+            for (offset, index) in changed.enumerated() {
+                try statement.bind(after.values[index], at: Int32(offset + 1))
+            }
+            try statement.bind(.integer(id.rawValue), at: Int32(changed.count + 1))
+            do {
+                while try statement.step() {}
+            } catch {
+                throw describeConstraint(error, entity: entity.description)
+            }
+            let fields = Set(changed.map { entity.description.fields[$0].property })
+            changes.recordUpdate(entity: name, id: id.rawValue, fields: fields)
+        }
+        for toOne in toOnes {
+            let old: Int64? = if case .integer(let value) = before.values[toOne.fieldIndex] { value } else { nil }
+            let new: Int64? = if case .integer(let value) = after.values[toOne.fieldIndex] { value } else { nil }
+            try toOneChanged(toOne, of: id.rawValue, from: old, to: new)
+        }
+        var relationshipsChanged = false
+        for relationship in store.graph.toMany[name] ?? [] {
+            let old = before.relationships[relationship.index]
+            let new = after.relationships[relationship.index]
+            guard old != new else { continue }
+            relationshipsChanged = true
+            let stored = try relatedIDs(relationship, of: id.rawValue)
+            try applyToMany(relationship, of: id.rawValue, from: stored, to: relationship.isOrdered ? new : new.sorted())
+        }
+        guard !changed.isEmpty || relationshipsChanged else { return edited }
+        if entity.description.toMany.isEmpty && entity.description.derived.isEmpty { return edited }
+        return try connection.fetchExisting(id, store: store) ?? edited
     }
 
     // MARK: Delete
@@ -123,10 +169,20 @@ public final class Transaction: ReadContext {
         try delete(object.id)
     }
 
-    /// Deletes the object with this ID. Deleting an object that no longer exists does nothing.
+    /// Deletes the object with this ID, applying the delete rules of its relationships. Deleting an
+    /// object that no longer exists does nothing.
+    ///
+    /// - Throws: ``StrataError/Code/deleteDenied`` when a relationship with the ``DeleteRule/deny`` rule
+    ///   still holds objects.
     public func delete<E: Entity>(_ id: EntityID<E>) throws {
         try checkOpen()
         let entity = try store.entity(E.self)
+        let name = entity.description.name
+        if store.hasRelationships(name) {
+            var visited: Set<String> = []
+            try deleteApplyingRules(name, id.rawValue, visited: &visited)
+            return
+        }
         let statement = try connection.cachedStatement(entity.deleteByID)
         try statement.bind(.integer(id.rawValue), at: 1)
         do {
@@ -135,7 +191,7 @@ public final class Transaction: ReadContext {
             throw describeConstraint(error, entity: entity.description)
         }
         if connection.changes > 0 {
-            changes.recordDelete(entity: entity.description.name, id: id.rawValue)
+            changes.recordDelete(entity: name, id: id.rawValue)
         }
     }
 
@@ -154,6 +210,14 @@ public final class Transaction: ReadContext {
     public func deleteAll<E: Entity>(_ from: From<E>) throws -> Int {
         try checkOpen()
         let entity = try store.entity(E.self)
+        if store.hasRelationships(entity.description.name) {
+            let ids = try connection.fetchIDs(from, store: store)
+            var visited: Set<String> = []
+            for id in ids {
+                try deleteApplyingRules(entity.description.name, id.rawValue, visited: &visited)
+            }
+            return ids.count
+        }
         let query = try store.builder.delete(from)
         let statement = try connection.cachedStatement(query.sql)
         try statement.bind(query.bindings)

@@ -1,11 +1,25 @@
 /// A column of the entity being queried, resolved from a key path or a key.
 struct ColumnRef: Sendable, Hashable {
-    /// The column name in the table.
+    /// What the reference reads.
+    enum Kind: Sendable, Hashable {
+        /// A column of the entity's table.
+        case column
+        /// A derived field (by index), computed by a subquery.
+        case derived(Int)
+        /// The number of objects in a to-many relationship (by index), computed by a subquery.
+        case toManyCount(Int)
+    }
+
+    /// The column name in the table (the property name for computed kinds).
     let column: String
     /// The property name (or `id`), for messages and result keys.
     let property: String
-    /// Whether the column may hold `NULL`.
+    /// Whether the value may be `NULL`.
     let isOptional: Bool
+    /// The entity whose table holds the column.
+    var entity: String = ""
+    /// What the reference reads.
+    var kind: Kind = .column
 }
 
 /// The expression tree every filter becomes — from key-path operators, `#Predicate`, or a format
@@ -51,6 +65,13 @@ indirect enum SQLExpression: Sendable {
     case and(SQLExpression, SQLExpression)
     case or(SQLExpression, SQLExpression)
     case not(SQLExpression)
+    /// The to-one relationship (field index of `entity`) points to an object that matches the condition,
+    /// whose columns belong to the target entity.
+    case related(entity: String, field: Int, SQLExpression)
+    /// At least one object of the to-many relationship (index of `entity`) matches the condition.
+    case anyRelated(entity: String, toMany: Int, SQLExpression)
+    /// Every object of the to-many relationship (index of `entity`) matches the condition (true when empty).
+    case allRelated(entity: String, toMany: Int, SQLExpression)
     /// A part that could not be built; rendering throws its error.
     case invalid(StrataError)
 }
@@ -62,27 +83,33 @@ enum ColumnResolver {
         let entity = E.entityDescription
         switch E.member(for: keyPath) {
         case .id:
-            return .success(ColumnRef(column: "id", property: "id", isOptional: false))
+            return .success(ColumnRef(column: "id", property: "id", isOptional: false, entity: entity.name))
         case .field(let index):
             let field = entity.fields[index]
-            return .success(ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional))
+            return .success(ColumnRef(
+                column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name))
+        case .derived(let index):
+            let derived = entity.derived[index]
+            return .success(ColumnRef(
+                column: derived.property, property: derived.property, isOptional: derived.function == .minimum
+                    || derived.function == .maximum, entity: entity.name, kind: .derived(index)))
+        case .toManyCount(let index):
+            let property = entity.toMany[index].property
+            return .success(ColumnRef(
+                column: property, property: "\(property).count", isOptional: false, entity: entity.name,
+                kind: .toManyCount(index)))
         case .virtual(let name):
             return .failure(StrataError(
                 .unsupportedQuery,
                 "\(E.self).\(name) is a virtual field (computed, never stored), so it cannot be used in a query; "
                     + "filter and sort on the stored fields it is computed from.",
                 entity: entity.name, field: name))
-        case .toMany(let index), .toManyCount(let index):
+        case .toMany(let index):
             return .failure(StrataError(
                 .unsupportedQuery,
                 "\(E.self).\(entity.toMany[index].property) is a to-many relationship; filter on it with "
-                    + "Where.any / Where.all / Where.count, not as a column.",
+                    + "Where.any, Where.all or its count, not as a column.",
                 entity: entity.name, field: entity.toMany[index].property))
-        case .derived(let index):
-            return .failure(StrataError(
-                .unsupportedQuery,
-                "\(E.self).\(entity.derived[index].property) is a derived field, which this part of a query cannot use.",
-                entity: entity.name, field: entity.derived[index].property))
         case nil:
             return .failure(StrataError(
                 .unsupportedQuery,
@@ -95,7 +122,13 @@ enum ColumnResolver {
     /// The column of a property name (or `id`), as format strings and `OrderBy` keys name them.
     static func column(forKey key: String, in entity: EntityDescription) -> Result<ColumnRef, StrataError> {
         if key == "id" {
-            return .success(ColumnRef(column: "id", property: "id", isOptional: false))
+            return .success(ColumnRef(column: "id", property: "id", isOptional: false, entity: entity.name))
+        }
+        if let index = entity.derived.firstIndex(where: { $0.property == key }) {
+            let derived = entity.derived[index]
+            return .success(ColumnRef(
+                column: key, property: key, isOptional: derived.function == .minimum || derived.function == .maximum,
+                entity: entity.name, kind: .derived(index)))
         }
         guard let field = entity.fields.first(where: { $0.property == key }) else {
             let known = (["id"] + entity.fields.map(\.property)).joined(separator: ", ")
@@ -104,7 +137,8 @@ enum ColumnResolver {
                 "\(entity.name) has no stored field named '\(key)'. Known fields: \(known).",
                 entity: entity.name, field: key))
         }
-        return .success(ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional))
+        return .success(ColumnRef(
+            column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name))
     }
 }
 

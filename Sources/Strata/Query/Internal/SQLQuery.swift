@@ -2,89 +2,109 @@
 struct SQLQuery: Sendable {
     var sql: String
     var bindings: [DatabaseValue]
+    /// The number of table aliases used so far, to name the next one.
+    var aliasCount = 0
+
+    init(sql: String, bindings: [DatabaseValue]) {
+        self.sql = sql
+        self.bindings = bindings
+    }
+
+    /// A fresh table alias for a subquery.
+    mutating func nextAlias() -> String {
+        aliasCount += 1
+        return "\"_t\(aliasCount)\""
+    }
 }
 
 /// Turns clauses into SQL. The only place (with ``SchemaSQL``) where SQL text is written.
+///
+/// Columns are always qualified with their table (or a subquery's alias), so predicates over related
+/// entities can nest without ambiguity.
 struct QueryBuilder: Sendable {
     let dialect: any SQLDialect
+    /// The resolved relationships; `nil` builds only what needs none.
+    let graph: SchemaGraph?
 
-    init(dialect: any SQLDialect = SQLiteDialect()) {
+    init(dialect: any SQLDialect = SQLiteDialect(), graph: SchemaGraph? = nil) {
         self.dialect = dialect
+        self.graph = graph
     }
 
-    /// The quoted list of columns an entity's `init(row:)` reads: the ID, then every field.
-    func selectColumns(_ entity: EntityDescription) -> String {
-        ([dialect.quote("id")] + entity.fields.map { dialect.quote($0.column) }).joined(separator: ", ")
+    /// The columns an entity's `init(row:)` reads: the ID, the fields, the to-many relationships (as
+    /// JSON arrays of IDs) and the derived fields, qualified with `qualifier`.
+    func selectColumns(_ entity: EntityDescription, qualifier: String? = nil, into query: inout SQLQuery) throws(StrataError) -> String {
+        let table = qualifier ?? dialect.quote(entity.name)
+        var columns = ["\(table).\(dialect.quote("id"))"] + entity.fields.map { "\(table).\(dialect.quote($0.column))" }
+        for index in entity.toMany.indices {
+            columns.append(try toManyIDs(entity.name, index, outer: table, into: &query))
+        }
+        for index in entity.derived.indices {
+            columns.append(try derivedValue(entity.name, index, outer: table, into: &query))
+        }
+        return columns.joined(separator: ", ")
     }
 
     /// `SELECT <columns> FROM <table> [WHERE] [ORDER BY] [LIMIT/OFFSET]`.
-    func select<E>(_ from: From<E>, columns: String? = nil, limit: Int? = nil) throws(StrataError) -> SQLQuery {
+    func select<E>(_ from: From<E>, idOnly: Bool = false) throws(StrataError) -> SQLQuery {
         try from.validate()
         let entity = E.entityDescription
-        var query = SQLQuery(
-            sql: "SELECT \(columns ?? selectColumns(entity)) FROM \(dialect.quote(entity.name))", bindings: [])
-        try appendWhere(from.predicate, to: &query)
-        try appendOrder(from.order, to: &query)
-        let effectiveLimit = limit.map { min($0, from.limit ?? $0) } ?? from.limit
-        if effectiveLimit != nil || from.offset != nil {
-            query.sql += " LIMIT \(dialect.placeholder(query.bindings.count + 1))"
-            query.bindings.append(.integer(Int64(effectiveLimit ?? -1)))
-            if let offset = from.offset {
-                query.sql += " OFFSET \(dialect.placeholder(query.bindings.count + 1))"
-                query.bindings.append(.integer(Int64(offset)))
-            }
-        }
+        let table = dialect.quote(entity.name)
+        var query = SQLQuery(sql: "", bindings: [])
+        let columns = idOnly ? "\(table).\(dialect.quote("id"))" : try selectColumns(entity, into: &query)
+        query.sql = "SELECT \(columns) FROM \(table)"
+        try appendWhere(from.predicate, qualifier: table, to: &query)
+        try appendOrder(from.order, qualifier: table, to: &query)
+        appendLimit(from, to: &query)
         return query
     }
 
     /// `SELECT <terms> FROM <table> [WHERE] [GROUP BY] [ORDER BY] [LIMIT/OFFSET]` of a query.
     func select<E, R>(_ query: Query<E, R>) throws(StrataError) -> SQLQuery {
+        let entityName = E.entityDescription.name
         guard !query.terms.isEmpty else {
-            throw StrataError(.invalidArgument, "A query needs at least one select term.", entity: E.entityDescription.name)
-        }
-        var columns: [String] = []
-        for term in query.terms {
-            let column = dialect.quote(try term.column.get().column)
-            columns.append(term.function.sql.map { "\($0)(\(column))" } ?? column)
+            throw StrataError(.invalidArgument, "A query needs at least one select term.", entity: entityName)
         }
         let from = query.from
         try from.validate()
-        var result = SQLQuery(
-            sql: "SELECT \(columns.joined(separator: ", ")) FROM \(dialect.quote(E.entityDescription.name))", bindings: [])
-        try appendWhere(from.predicate, to: &result)
+        let table = dialect.quote(entityName)
+        var result = SQLQuery(sql: "", bindings: [])
+        var columns: [String] = []
+        for term in query.terms {
+            let column = try columnSQL(try term.column.get(), qualifier: table, into: &result)
+            columns.append(term.function.sql.map { "\($0)(\(column))" } ?? column)
+        }
+        result.sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)" + result.sql
+        try appendWhere(from.predicate, qualifier: table, to: &result)
         if !query.groups.isEmpty {
             var groups: [String] = []
-            for group in query.groups { groups.append(dialect.quote(try group.get().column)) }
+            for group in query.groups { groups.append(try columnSQL(try group.get(), qualifier: table, into: &result)) }
             result.sql += " GROUP BY " + groups.joined(separator: ", ")
         }
-        try appendOrder(from.order, to: &result)
-        if from.limit != nil || from.offset != nil {
-            result.sql += " LIMIT \(dialect.placeholder(result.bindings.count + 1))"
-            result.bindings.append(.integer(Int64(from.limit ?? -1)))
-            if let offset = from.offset {
-                result.sql += " OFFSET \(dialect.placeholder(result.bindings.count + 1))"
-                result.bindings.append(.integer(Int64(offset)))
-            }
-        }
+        try appendOrder(from.order, qualifier: table, to: &result)
+        appendLimit(from, to: &result)
         return result
     }
 
     /// `SELECT count(*) FROM <table> [WHERE]`, honouring limit and offset.
     func count<E>(_ from: From<E>) throws(StrataError) -> SQLQuery {
         if from.limit != nil || from.offset != nil {
-            var inner = try select(from, columns: dialect.quote("id"))
+            var inner = try select(from, idOnly: true)
             inner.sql = "SELECT count(*) FROM (\(inner.sql))"
             return inner
         }
-        var query = SQLQuery(sql: "SELECT count(*) FROM \(dialect.quote(E.entityDescription.name))", bindings: [])
-        try appendWhere(from.predicate, to: &query)
+        try from.validate()
+        let table = dialect.quote(E.entityDescription.name)
+        var query = SQLQuery(sql: "SELECT count(*) FROM \(table)", bindings: [])
+        try appendWhere(from.predicate, qualifier: table, to: &query)
         return query
     }
 
     /// `DELETE FROM <table> [WHERE] RETURNING id`.
     func delete<E>(_ from: From<E>) throws(StrataError) -> SQLQuery {
-        var query = SQLQuery(sql: "DELETE FROM \(dialect.quote(E.entityDescription.name))", bindings: [])
-        try appendWhere(from.predicate, to: &query)
+        let table = dialect.quote(E.entityDescription.name)
+        var query = SQLQuery(sql: "DELETE FROM \(table)", bindings: [])
+        try appendWhere(from.predicate, qualifier: table, to: &query)
         query.sql += dialect.returningIDClause
         return query
     }
@@ -109,8 +129,10 @@ struct QueryBuilder: Sendable {
     }
 
     /// `SELECT <columns> FROM <table> WHERE id = ?`.
-    func selectByID(_ entity: EntityDescription) -> String {
-        "SELECT \(selectColumns(entity)) FROM \(dialect.quote(entity.name)) WHERE \(dialect.quote("id")) = ?"
+    func selectByID(_ entity: EntityDescription) throws(StrataError) -> String {
+        var query = SQLQuery(sql: "", bindings: [])
+        let table = dialect.quote(entity.name)
+        return "SELECT \(try selectColumns(entity, into: &query)) FROM \(table) WHERE \(table).\(dialect.quote("id")) = ?"
     }
 
     /// `DELETE FROM <table> WHERE id = ?`.
@@ -120,111 +142,42 @@ struct QueryBuilder: Sendable {
 
     // MARK: Clauses
 
-    private func appendWhere<E>(_ predicate: Where<E>?, to query: inout SQLQuery) throws(StrataError) {
+    private func appendWhere<E>(_ predicate: Where<E>?, qualifier: String, to query: inout SQLQuery) throws(StrataError) {
         guard let predicate else { return }
         query.sql += " WHERE "
-        try render(predicate.expression, into: &query)
+        try render(predicate.expression, qualifier: qualifier, into: &query)
     }
 
-    private func appendOrder<E>(_ order: OrderBy<E>, to query: inout SQLQuery) throws(StrataError) {
+    private func appendOrder<E>(_ order: OrderBy<E>, qualifier: String, to query: inout SQLQuery) throws(StrataError) {
         guard !order.terms.isEmpty else { return }
         var parts: [String] = []
         for term in order.terms {
-            let column = try term.column.get()
+            let column = try columnSQL(try term.column.get(), qualifier: qualifier, into: &query)
             let collation = term.collation.map { " COLLATE \($0)" } ?? ""
-            parts.append(dialect.quote(column.column) + collation + (term.ascending ? " ASC" : " DESC"))
+            parts.append(column + collation + (term.ascending ? " ASC" : " DESC"))
         }
         query.sql += " ORDER BY " + parts.joined(separator: ", ")
     }
 
-    /// Renders an expression; values become bound parameters.
-    func render(_ expression: SQLExpression, into query: inout SQLQuery) throws(StrataError) {
-        switch expression {
-        case .column(let column):
-            query.sql += dialect.quote(column.column)
-        case .value(let value):
-            query.bindings.append(value)
-            query.sql += dialect.placeholder(query.bindings.count)
-        case .constant(let value):
-            query.sql += value ? "1" : "0"
-        case .compare(let left, let op, let right):
-            query.sql += "("
-            try render(left, into: &query)
-            query.sql += " \(op.rawValue) "
-            try render(right, into: &query)
-            query.sql += ")"
-        case .isNull(let operand, let negated):
-            query.sql += "("
-            try render(operand, into: &query)
-            query.sql += negated ? " IS NOT NULL)" : " IS NULL)"
-        case .inList(let operand, let values, let negated):
-            try renderIn(operand, values, negated: negated, into: &query)
-        case .between(let operand, let lower, let upper):
-            query.sql += "("
-            try render(operand, into: &query)
-            query.sql += " BETWEEN "
-            try render(lower, into: &query)
-            query.sql += " AND "
-            try render(upper, into: &query)
-            query.sql += ")"
-        case .text(let test, let left, let right, let options):
-            // One Swift function gives text tests Swift's semantics (Unicode case and diacritic folding,
-            // `*`/`?` patterns), identical in SQL and in memory.
-            query.sql += "\(TextFunction.name)('\(test.rawValue)', "
-            try render(left, into: &query)
-            query.sql += ", "
-            try render(right, into: &query)
-            query.sql += ", \(options.rawValue))"
-        case .and(let left, let right):
-            query.sql += "("
-            try render(left, into: &query)
-            query.sql += " AND "
-            try render(right, into: &query)
-            query.sql += ")"
-        case .or(let left, let right):
-            query.sql += "("
-            try render(left, into: &query)
-            query.sql += " OR "
-            try render(right, into: &query)
-            query.sql += ")"
-        case .not(let operand):
-            // SQL's NOT keeps NULL unknown; Swift's ! of a comparison with nil is true.
-            query.sql += "NOT coalesce("
-            try render(operand, into: &query)
-            query.sql += ", 0)"
-        case .invalid(let error):
-            throw error
+    private func appendLimit<E>(_ from: From<E>, to query: inout SQLQuery) {
+        guard from.limit != nil || from.offset != nil else { return }
+        query.sql += " LIMIT \(dialect.placeholder(query.bindings.count + 1))"
+        query.bindings.append(.integer(Int64(from.limit ?? -1)))
+        if let offset = from.offset {
+            query.sql += " OFFSET \(dialect.placeholder(query.bindings.count + 1))"
+            query.bindings.append(.integer(Int64(offset)))
         }
     }
 
-    private func renderIn(
-        _ operand: SQLExpression, _ values: [DatabaseValue], negated: Bool, into query: inout SQLQuery
-    ) throws(StrataError) {
-        let present = values.filter { !$0.isNull }
-        let matchesNull = present.count != values.count
-        if values.isEmpty {
-            query.sql += negated ? "1" : "0"
-            return
+    /// The SQL of a column reference: a qualified column, or the subquery of a derived value or count.
+    ///
+    /// Subqueries in select lists and ORDER BY are generated here and contain no bound values, so they
+    /// can be built before or after the rest of the statement.
+    func columnSQL(_ column: ColumnRef, qualifier: String, into query: inout SQLQuery) throws(StrataError) -> String {
+        switch column.kind {
+        case .column: return "\(qualifier).\(dialect.quote(column.column))"
+        case .derived(let index): return try derivedValue(column.entity, index, outer: qualifier, into: &query)
+        case .toManyCount(let index): return try toManyCount(column.entity, index, outer: qualifier, into: &query)
         }
-        var test = SQLQuery(sql: "", bindings: query.bindings)
-        test.sql += "("
-        if !present.isEmpty {
-            try render(operand, into: &test)
-            test.sql += " IN ("
-            for (index, value) in present.enumerated() {
-                if index > 0 { test.sql += ", " }
-                test.bindings.append(value)
-                test.sql += dialect.placeholder(test.bindings.count)
-            }
-            test.sql += ")"
-        }
-        if matchesNull {
-            if !present.isEmpty { test.sql += " OR " }
-            try render(operand, into: &test)
-            test.sql += " IS NULL"
-        }
-        test.sql += ")"
-        query.bindings = test.bindings
-        query.sql += negated ? "NOT coalesce(\(test.sql), 0)" : test.sql
     }
 }

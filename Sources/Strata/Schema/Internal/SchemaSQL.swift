@@ -13,21 +13,46 @@ struct SchemaSQL {
             + "(\(dialect.quote("key")) TEXT PRIMARY KEY NOT NULL, \(dialect.quote("value")) TEXT NOT NULL)"
     }
 
-    /// `CREATE TABLE` and `CREATE INDEX` statements of one entity.
-    func create(_ entity: EntityDescription) -> [String] {
+    /// `CREATE TABLE` and `CREATE INDEX` statements of one entity: its fields, foreign keys of to-one
+    /// relationships (always indexed), and hidden position columns of ordered relationships.
+    func create(_ entity: EntityDescription, graph: SchemaGraph) -> [String] {
         var columns = [dialect.primaryKeyDeclaration]
+        var indexes: [String] = []
         for field in entity.fields {
             var column = "\(dialect.quote(field.column)) \(dialect.columnType(field.storageClass))"
             if !field.isOptional { column += " NOT NULL" }
             if field.isUnique { column += " UNIQUE" }
+            if let toOne = graph.toOne[entity.name]?.first(where: { $0.column == field.column }) {
+                column += " REFERENCES \(dialect.quote(toOne.target)) (\(dialect.quote("id")))"
+                if !field.isUnique { indexes.append(field.column) }
+            } else if field.isIndexed && !field.isUnique {
+                indexes.append(field.column)
+            }
             columns.append(column)
         }
+        for hidden in graph.positionColumns[entity.name] ?? [] {
+            columns.append("\(dialect.quote(hidden)) INTEGER")
+        }
         var statements = ["CREATE TABLE \(dialect.quote(entity.name)) (\(columns.joined(separator: ", ")))"]
-        for field in entity.fields where field.isIndexed && !field.isUnique {
-            let index = "\(entity.name)_\(field.column)_index"
+        for column in indexes {
+            let index = "\(entity.name)_\(column)_index"
             statements.append(
-                "CREATE INDEX \(dialect.quote(index)) ON \(dialect.quote(entity.name)) (\(dialect.quote(field.column)))")
+                "CREATE INDEX \(dialect.quote(index)) ON \(dialect.quote(entity.name)) (\(dialect.quote(column)))")
         }
         return statements
+    }
+
+    /// `CREATE TABLE` and index of a join table of a to-many relationship.
+    func create(_ join: SchemaGraph.JoinTable) -> [String] {
+        let id = dialect.quote("id")
+        let table = dialect.quote(join.name)
+        return [
+            "CREATE TABLE \(table) ("
+                + "\"source\" INTEGER NOT NULL REFERENCES \(dialect.quote(join.ownerTable)) (\(id)) ON DELETE CASCADE, "
+                + "\"target\" INTEGER NOT NULL REFERENCES \(dialect.quote(join.otherTable)) (\(id)) ON DELETE CASCADE, "
+                + "\"source_position\" INTEGER NOT NULL DEFAULT 0, \"target_position\" INTEGER NOT NULL DEFAULT 0, "
+                + "PRIMARY KEY (\"source\", \"target\")) WITHOUT ROWID",
+            "CREATE INDEX \(dialect.quote(join.name + "_target_index")) ON \(table) (\"target\", \"source\")",
+        ]
     }
 }

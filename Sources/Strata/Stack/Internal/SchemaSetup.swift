@@ -8,9 +8,15 @@ enum SchemaSetup {
             if tables.contains(SchemaSQL.metadataTable) {
                 try check(connection, schema: schema)
             } else if tables.isEmpty {
+                let graph = try SchemaGraph(schema: schema)
                 try connection.execute(sql.createMetadataTable)
                 for entity in schema.entities {
-                    for statement in sql.create(entity) {
+                    for statement in sql.create(entity, graph: graph) {
+                        try connection.execute(statement)
+                    }
+                }
+                for join in graph.joinTables {
+                    for statement in sql.create(join) {
                         try connection.execute(statement)
                     }
                 }

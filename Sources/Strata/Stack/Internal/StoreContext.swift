@@ -9,21 +9,32 @@ final class StoreContext: Sendable {
     }
 
     let schema: Schema
+    let graph: SchemaGraph
     let builder: QueryBuilder
     private let entities: [String: EntitySQL]
 
-    init(schema: Schema, builder: QueryBuilder = QueryBuilder()) {
+    init(schema: Schema) throws(StrataError) {
+        let graph = try SchemaGraph(schema: schema)
+        let builder = QueryBuilder(graph: graph)
         self.schema = schema
+        self.graph = graph
         self.builder = builder
         var entities: [String: EntitySQL] = [:]
         for description in schema.entities {
             entities[description.name] = EntitySQL(
                 description: description,
                 insert: builder.insert(description),
-                selectByID: builder.selectByID(description),
+                selectByID: try builder.selectByID(description),
                 deleteByID: builder.deleteByID(description))
         }
         self.entities = entities
+    }
+
+    /// Whether deleting objects of an entity involves relationships (its own or others' pointing at it).
+    func hasRelationships(_ entity: String) -> Bool {
+        !(graph.toMany[entity] ?? []).isEmpty || !(graph.toOne[entity] ?? []).isEmpty
+            || graph.toMany.values.contains { $0.contains { $0.target == entity } }
+            || graph.toOne.values.contains { $0.contains { $0.target == entity } }
     }
 
     /// The prepared SQL of an entity, or an error when the entity is not part of the schema.

@@ -29,7 +29,7 @@ extension Connection {
 
     func fetchIDs<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> [EntityID<E>] {
         _ = try store.entity(E.self)
-        let query = try store.builder.select(from, columns: store.builder.dialect.quote("id"))
+        let query = try store.builder.select(from, idOnly: true)
         let statement = try cachedStatement(query.sql)
         try statement.bind(query.bindings)
         var ids: [EntityID<E>] = []
@@ -91,5 +91,21 @@ extension Connection {
 
     func fetchID<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> EntityID<E>? {
         try fetchIDs(from.limit(1), store: store).first
+    }
+
+    func fetchExisting<E: Entity, S: Sequence>(ids: S, store: StoreContext) throws -> [E] where S.Element == EntityID<E> {
+        let wanted = Array(ids)
+        guard !wanted.isEmpty else { return [] }
+        var found: [EntityID<E>: E] = [:]
+        // One query per chunk of IDs, never one per object.
+        for start in stride(from: 0, to: wanted.count, by: 500) {
+            let chunk = wanted[start..<min(start + 500, wanted.count)]
+            let idColumn = ColumnRef(column: "id", property: "id", isOptional: false, entity: E.entityDescription.name)
+            let filter = Where<E>(.inList(.column(idColumn), chunk.map(\.databaseValue), negated: false))
+            for object in try fetchAll(From<E>().where(filter), store: store) {
+                found[object.id] = object
+            }
+        }
+        return wanted.compactMap { found[$0] }
     }
 }

@@ -1,0 +1,96 @@
+extension QueryBuilder {
+    /// Renders an expression whose columns belong to the table named `qualifier`; values become bound
+    /// parameters.
+    func render(_ expression: SQLExpression, qualifier: String, into query: inout SQLQuery) throws(StrataError) {
+        switch expression {
+        case .column(let column):
+            query.sql += try columnSQL(column, qualifier: qualifier, into: &query)
+        case .value(let value):
+            query.bindings.append(value)
+            query.sql += dialect.placeholder(query.bindings.count)
+        case .constant(let value):
+            query.sql += value ? "1" : "0"
+        case .compare(let left, let op, let right):
+            query.sql += "("
+            try render(left, qualifier: qualifier, into: &query)
+            query.sql += " \(op.rawValue) "
+            try render(right, qualifier: qualifier, into: &query)
+            query.sql += ")"
+        case .isNull(let operand, let negated):
+            query.sql += "("
+            try render(operand, qualifier: qualifier, into: &query)
+            query.sql += negated ? " IS NOT NULL)" : " IS NULL)"
+        case .inList(let operand, let values, let negated):
+            try renderIn(operand, values, negated: negated, qualifier: qualifier, into: &query)
+        case .between(let operand, let lower, let upper):
+            query.sql += "("
+            try render(operand, qualifier: qualifier, into: &query)
+            query.sql += " BETWEEN "
+            try render(lower, qualifier: qualifier, into: &query)
+            query.sql += " AND "
+            try render(upper, qualifier: qualifier, into: &query)
+            query.sql += ")"
+        case .text(let test, let left, let right, let options):
+            // One Swift function gives text tests Swift's semantics (Unicode case and diacritic folding,
+            // `*`/`?` patterns), identical in SQL and in memory.
+            query.sql += "\(TextFunction.name)('\(test.rawValue)', "
+            try render(left, qualifier: qualifier, into: &query)
+            query.sql += ", "
+            try render(right, qualifier: qualifier, into: &query)
+            query.sql += ", \(options.rawValue))"
+        case .and(let left, let right):
+            query.sql += "("
+            try render(left, qualifier: qualifier, into: &query)
+            query.sql += " AND "
+            try render(right, qualifier: qualifier, into: &query)
+            query.sql += ")"
+        case .or(let left, let right):
+            query.sql += "("
+            try render(left, qualifier: qualifier, into: &query)
+            query.sql += " OR "
+            try render(right, qualifier: qualifier, into: &query)
+            query.sql += ")"
+        case .not(let operand):
+            // SQL's NOT keeps NULL unknown; Swift's ! of a comparison with nil is true.
+            query.sql += "NOT coalesce("
+            try render(operand, qualifier: qualifier, into: &query)
+            query.sql += ", 0)"
+        case .related(let entity, let field, let condition):
+            try renderRelated(entity, field, condition, outer: qualifier, into: &query)
+        case .anyRelated(let entity, let index, let condition):
+            try renderMembers(entity, index, condition, all: false, outer: qualifier, into: &query)
+        case .allRelated(let entity, let index, let condition):
+            try renderMembers(entity, index, condition, all: true, outer: qualifier, into: &query)
+        case .invalid(let error):
+            throw error
+        }
+    }
+
+    private func renderIn(
+        _ operand: SQLExpression, _ values: [DatabaseValue], negated: Bool, qualifier: String, into query: inout SQLQuery
+    ) throws(StrataError) {
+        let present = values.filter { !$0.isNull }
+        let matchesNull = present.count != values.count
+        if values.isEmpty {
+            query.sql += negated ? "1" : "0"
+            return
+        }
+        query.sql += negated ? "NOT coalesce((" : "("
+        if !present.isEmpty {
+            try render(operand, qualifier: qualifier, into: &query)
+            query.sql += " IN ("
+            for (index, value) in present.enumerated() {
+                if index > 0 { query.sql += ", " }
+                query.bindings.append(value)
+                query.sql += dialect.placeholder(query.bindings.count)
+            }
+            query.sql += ")"
+        }
+        if matchesNull {
+            if !present.isEmpty { query.sql += " OR " }
+            try render(operand, qualifier: qualifier, into: &query)
+            query.sql += " IS NULL"
+        }
+        query.sql += negated ? "), 0)" : ")"
+    }
+}

@@ -1,0 +1,226 @@
+/// The relationships of a schema, resolved: which entity each one points to, its inverse, and where it
+/// is stored (a foreign key column, or a join table).
+struct SchemaGraph: Sendable {
+    /// Where a to-many relationship is stored.
+    enum Storage: Sendable, Hashable {
+        /// The foreign key `column` of the target table points back at the source; `positionColumn`
+        /// (a hidden column of the target table) keeps the order of an ordered relationship.
+        case foreignKey(column: String, positionColumn: String?)
+        /// Rows of a join table: `ownColumn` holds the source ID, `otherColumn` the target ID, and
+        /// `positionColumn` the target's position in the source's list.
+        case joinTable(table: String, ownColumn: String, otherColumn: String, positionColumn: String)
+    }
+
+    /// A to-many relationship, resolved.
+    struct ToMany: Sendable {
+        let source: String
+        let index: Int
+        let property: String
+        let target: String
+        let isOrdered: Bool
+        let deleteRule: DeleteRule
+        let storage: Storage
+        /// The inverse on the target: a to-one field index, or a to-many index.
+        let inverseField: Int?
+        let inverseToMany: Int?
+    }
+
+    /// A to-one relationship, resolved.
+    struct ToOne: Sendable {
+        let source: String
+        let fieldIndex: Int
+        let column: String
+        let property: String
+        let target: String
+        let deleteRule: DeleteRule
+        /// The to-many on the target stored through this foreign key, if any.
+        let inverseToMany: Int?
+    }
+
+    /// A join table to create.
+    struct JoinTable: Sendable, Hashable {
+        let name: String
+        let ownerTable: String
+        let otherTable: String
+    }
+
+    private(set) var entities: [String: EntityDescription] = [:]
+    private(set) var toMany: [String: [ToMany]] = [:]
+    private(set) var toOne: [String: [ToOne]] = [:]
+    private(set) var joinTables: [JoinTable] = []
+    /// Hidden position columns per table, for ordered one-to-many relationships.
+    private(set) var positionColumns: [String: [String]] = [:]
+
+    init(schema: Schema) throws(StrataError) {
+        for entity in schema.entities { entities[entity.name] = entity }
+        let name = { (reference: EntityReference, source: String, property: String) throws(StrataError) -> String in
+            guard let index = schema.entityTypes.firstIndex(of: reference.type) else {
+                throw StrataError(
+                    .invalidArgument,
+                    "\(source).\(property) points to \(reference.typeName), which is not part of schema \(schema.version); "
+                        + "add \(reference.typeName) to the Schema.",
+                    entity: source, field: property)
+            }
+            return schema.entities[index].name
+        }
+        // To-one relationships.
+        for entity in schema.entities {
+            var list: [ToOne] = []
+            for (index, field) in entity.fields.enumerated() {
+                guard let relationship = field.toOne else { continue }
+                let target = try name(relationship.target, entity.name, field.property)
+                list.append(ToOne(
+                    source: entity.name, fieldIndex: index, column: field.column, property: field.property,
+                    target: target, deleteRule: relationship.deleteRule, inverseToMany: nil))
+            }
+            toOne[entity.name] = list
+        }
+        // To-many relationships, their inverses and storage.
+        for entity in schema.entities {
+            var list: [ToMany] = []
+            for (index, relationship) in entity.toMany.enumerated() {
+                let targetName = try name(relationship.target, entity.name, relationship.property)
+                list.append(try resolve(entity, index, relationship, targetName))
+            }
+            toMany[entity.name] = list
+        }
+        // Link each foreign key back to the to-many stored through it.
+        for relationships in toMany.values {
+            for relationship in relationships {
+                guard case .foreignKey = relationship.storage, let field = relationship.inverseField else { continue }
+                var targets = toOne[relationship.target] ?? []
+                if let position = targets.firstIndex(where: { $0.fieldIndex == field }) {
+                    let old = targets[position]
+                    targets[position] = ToOne(
+                        source: old.source, fieldIndex: old.fieldIndex, column: old.column, property: old.property,
+                        target: old.target, deleteRule: old.deleteRule, inverseToMany: relationship.index)
+                }
+                toOne[relationship.target] = targets
+            }
+        }
+        try validateDerived(schema)
+    }
+
+    private mutating func resolve(
+        _ entity: EntityDescription, _ index: Int, _ relationship: ToManyDescription, _ targetName: String
+    ) throws(StrataError) -> ToMany {
+        guard let target = entities[targetName] else {
+            throw StrataError(.invalidArgument, "Unknown entity \(targetName).", entity: entity.name)
+        }
+        let fail = { (reason: String) in
+            StrataError(
+                .invalidArgument, "\(entity.name).\(relationship.property): \(reason)", entity: entity.name,
+                field: relationship.property)
+        }
+        // The inverse: declared here, or declared on the target pointing back here.
+        var inverseField: Int?
+        var inverseToMany: Int?
+        if let inverse = relationship.inverse {
+            if let field = target.fields.firstIndex(where: { $0.property == inverse }) {
+                guard target.fields[field].toOne != nil else {
+                    throw fail("its inverse \(targetName).\(inverse) is not a relationship.")
+                }
+                inverseField = field
+            } else if let many = target.toMany.firstIndex(where: { $0.property == inverse }) {
+                inverseToMany = many
+            } else {
+                throw fail("its inverse \(targetName).\(inverse) does not exist.")
+            }
+        } else if let field = target.fields.firstIndex(where: {
+            $0.toOne?.inverse == relationship.property && entities[targetName] != nil
+        }) {
+            inverseField = field
+        } else if let many = target.toMany.firstIndex(where: { $0.inverse == relationship.property }) {
+            inverseToMany = many
+        }
+        if let many = inverseToMany, entity.name == targetName, many == index {
+            throw fail("a relationship cannot be its own inverse.")
+        }
+        let storage: Storage
+        if let field = inverseField {
+            let column = target.fields[field].column
+            var position: String?
+            if relationship.isOrdered {
+                let hidden = "\(column)_position"
+                position = hidden
+                if !(positionColumns[targetName] ?? []).contains(hidden) {
+                    positionColumns[targetName, default: []].append(hidden)
+                }
+            }
+            storage = .foreignKey(column: column, positionColumn: position)
+        } else if let many = inverseToMany {
+            // One join table for the pair; the side whose "Entity.property" sorts first owns it.
+            let mine = "\(entity.name).\(relationship.property)"
+            let theirs = "\(targetName).\(target.toMany[many].property)"
+            let owner = mine < theirs
+            let table = owner ? "\(entity.name)_\(relationship.property)" : "\(targetName)_\(target.toMany[many].property)"
+            storage = .joinTable(
+                table: table, ownColumn: owner ? "source" : "target", otherColumn: owner ? "target" : "source",
+                positionColumn: owner ? "source_position" : "target_position")
+            if owner {
+                joinTables.append(JoinTable(name: table, ownerTable: entity.name, otherTable: targetName))
+            }
+        } else {
+            let table = "\(entity.name)_\(relationship.property)"
+            storage = .joinTable(table: table, ownColumn: "source", otherColumn: "target", positionColumn: "source_position")
+            joinTables.append(JoinTable(name: table, ownerTable: entity.name, otherTable: targetName))
+        }
+        return ToMany(
+            source: entity.name, index: index, property: relationship.property, target: targetName,
+            isOrdered: relationship.isOrdered, deleteRule: relationship.deleteRule, storage: storage,
+            inverseField: inverseField, inverseToMany: inverseToMany)
+    }
+
+    private func validateDerived(_ schema: Schema) throws(StrataError) {
+        for entity in schema.entities {
+            for derived in entity.derived {
+                guard let relationship = toMany[entity.name]?.first(where: { $0.property == derived.relationship }) else {
+                    throw StrataError(
+                        .invalidArgument,
+                        "\(entity.name).\(derived.property) is derived from '\(derived.relationship)', which is not a "
+                            + "to-many relationship of \(entity.name).",
+                        entity: entity.name, field: derived.property)
+                }
+                guard derived.function != .count else { continue }
+                let target = entities[relationship.target]
+                guard let attribute = derived.attribute,
+                    let field = target?.fields.first(where: { $0.property == attribute }),
+                    field.kind == .attribute, field.storageClass == .integer || field.storageClass == .real
+                else {
+                    throw StrataError(
+                        .invalidArgument,
+                        "\(entity.name).\(derived.property) needs a numeric attribute of \(relationship.target) to "
+                            + "compute \(derived.function.rawValue); '\(derived.attribute ?? "")' is not one.",
+                        entity: entity.name, field: derived.property)
+                }
+            }
+        }
+    }
+
+    // MARK: Lookups
+
+    /// The to-many relationship `index` of an entity.
+    func toMany(_ entity: String, _ index: Int) -> ToMany? {
+        toMany[entity].flatMap { index < $0.count ? $0[index] : nil }
+    }
+
+    /// The to-many relationships of other entities (or this one) that point at `entity` without an
+    /// inverse on `entity`'s side: their join rows must go when an object of `entity` is deleted.
+    func incomingJoinTables(to entity: String) -> [ToMany] {
+        toMany.values.flatMap { $0 }.filter {
+            $0.target == entity && $0.inverseToMany == nil && $0.inverseField == nil
+        }
+    }
+
+    /// The to-one relationships that point at `entity` and have no inverse to-many on it.
+    func incomingToOnes(to entity: String) -> [ToOne] {
+        toOne.values.flatMap { $0 }.filter { $0.target == entity && $0.inverseToMany == nil }
+    }
+
+    /// The derived fields of an entity computed over its to-many relationship `index`.
+    func derivedProperties(_ entity: String, toMany index: Int) -> [String] {
+        guard let description = entities[entity], index < description.toMany.count else { return [] }
+        let property = description.toMany[index].property
+        return description.derived.filter { $0.relationship == property }.map(\.property)
+    }
+}

@@ -1,0 +1,200 @@
+/// Keeping relationships stored and their changes tracked: linking and unlinking to-many members,
+/// following to-one changes, and applying delete rules.
+extension Transaction {
+    private var graph: SchemaGraph { store.graph }
+    private var builder: QueryBuilder { store.builder }
+
+    // MARK: Change tracking
+
+    /// Records that the members of to-many relationship `index` of object `id` changed, with the
+    /// derived fields computed over it.
+    func recordMembershipChange(_ entity: String, _ id: Int64, toMany index: Int) {
+        guard let description = graph.entities[entity], index < description.toMany.count else { return }
+        let fields = Set([description.toMany[index].property] + graph.derivedProperties(entity, toMany: index))
+        changes.recordUpdate(entity: entity, id: id, fields: fields)
+    }
+
+    // MARK: Reading
+
+    private func integers(_ sql: String, _ values: [DatabaseValue]) throws(StrataError) -> [Int64] {
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var result: [Int64] = []
+        while try statement.step() {
+            if case .integer(let value) = statement.value(at: 0) { result.append(value) }
+        }
+        return result
+    }
+
+    private func run(_ sql: String, _ values: [DatabaseValue]) throws(StrataError) {
+        try connection.execute(sql, values)
+    }
+
+    /// The IDs related to object `id` through a to-many relationship, in order.
+    func relatedIDs(_ relationship: SchemaGraph.ToMany, of id: Int64) throws(StrataError) -> [Int64] {
+        try integers(builder.relatedIDs(relationship), [.integer(id)])
+    }
+
+    private func foreignKey(_ toOne: SchemaGraph.ToOne, of id: Int64) throws(StrataError) -> Int64? {
+        try integers(builder.selectColumn(toOne.column, table: toOne.source), [.integer(id)]).first
+    }
+
+    private func notFound(_ entity: String, _ id: Int64, from source: String, _ property: String) -> StrataError {
+        StrataError(
+            .notFound, "\(source).\(property) refers to \(entity)(\(id)), which does not exist (any more).",
+            entity: source, field: property)
+    }
+
+    // MARK: To-many
+
+    /// Makes the stored members of a to-many relationship of object `id` go from `old` to `new`.
+    func applyToMany(_ relationship: SchemaGraph.ToMany, of id: Int64, from old: [Int64], to new: [Int64]) throws(StrataError) {
+        guard old != new else { return }
+        let removed = Set(old).subtracting(new)
+        let added = new.filter { !Set(old).contains($0) }
+        switch relationship.storage {
+        case .foreignKey(let column, let position):
+            let property = graph.entities[relationship.target]?.fields.first { $0.column == column }?.property ?? column
+            for member in removed {
+                try run(builder.setForeignKey(table: relationship.target, column: column, position: position, onlyIfOwner: true),
+                        [.integer(member), .integer(id)])
+                if connection.changes > 0 {
+                    changes.recordUpdate(entity: relationship.target, id: member, fields: [property])
+                }
+            }
+            for member in added {
+                let toOne = graph.toOne[relationship.target]?.first { $0.column == column }
+                let previous = try toOne.flatMap { toOne throws(StrataError) in try foreignKey(toOne, of: member) }
+                try run(builder.setForeignKey(table: relationship.target, column: column, position: nil, onlyIfOwner: false),
+                        [.integer(id), .integer(member)])
+                guard connection.changes > 0 else {
+                    throw notFound(relationship.target, member, from: relationship.source, relationship.property)
+                }
+                changes.recordUpdate(entity: relationship.target, id: member, fields: [property])
+                if let previous, previous != id {
+                    recordMembershipChange(relationship.source, previous, toMany: relationship.index)
+                }
+            }
+            if let position, relationship.isOrdered {
+                for (offset, member) in new.enumerated() {
+                    try run(builder.setPosition(table: relationship.target, column: position), [.integer(Int64(offset)), .integer(member)])
+                }
+            }
+        case .joinTable(let table, let own, let other, let position):
+            for member in removed {
+                try run(builder.deleteJoinRow(table: table, own: own, other: other), [.integer(id), .integer(member)])
+                if let inverse = relationship.inverseToMany {
+                    recordMembershipChange(relationship.target, member, toMany: inverse)
+                }
+            }
+            for member in added {
+                guard try !integers(builder.exists(table: relationship.target), [.integer(member)]).isEmpty else {
+                    throw notFound(relationship.target, member, from: relationship.source, relationship.property)
+                }
+                let offset = Int64(new.firstIndex(of: member) ?? 0)
+                try run(builder.insertJoinRow(table: table, own: own, other: other, position: position),
+                        [.integer(id), .integer(member), .integer(offset), .integer(member)])
+                if let inverse = relationship.inverseToMany {
+                    recordMembershipChange(relationship.target, member, toMany: inverse)
+                }
+            }
+            if relationship.isOrdered {
+                for (offset, member) in new.enumerated() {
+                    try run(builder.setJoinPosition(table: table, own: own, other: other, position: position),
+                            [.integer(Int64(offset)), .integer(id), .integer(member)])
+                }
+            }
+        }
+        recordMembershipChange(relationship.source, id, toMany: relationship.index)
+    }
+
+    // MARK: To-one
+
+    /// Checks that the target of a to-one relationship exists before it is stored.
+    func checkTarget(_ toOne: SchemaGraph.ToOne, _ target: Int64) throws(StrataError) {
+        guard try !integers(builder.exists(table: toOne.target), [.integer(target)]).isEmpty else {
+            throw notFound(toOne.target, target, from: toOne.source, toOne.property)
+        }
+    }
+
+    /// Follows a to-one foreign key that went from `old` to `new` on object `id`: the inverse to-many of
+    /// both targets changed, and an ordered inverse puts the object last in its new owner's list.
+    func toOneChanged(_ toOne: SchemaGraph.ToOne, of id: Int64, from old: Int64?, to new: Int64?) throws(StrataError) {
+        guard old != new, let inverse = toOne.inverseToMany, let relationship = graph.toMany(toOne.target, inverse) else { return }
+        if case .foreignKey(_, let position?) = relationship.storage {
+            if let new {
+                try run(builder.appendPosition(table: toOne.source, foreignKey: toOne.column, position: position),
+                        [.integer(new), .integer(id), .integer(id)])
+            } else {
+                try run(builder.setPosition(table: toOne.source, column: position), [.null, .integer(id)])
+            }
+        }
+        if let old { recordMembershipChange(toOne.target, old, toMany: inverse) }
+        if let new { recordMembershipChange(toOne.target, new, toMany: inverse) }
+    }
+
+    // MARK: Delete rules
+
+    /// Deletes an object after applying the delete rules of every relationship it takes part in.
+    func deleteApplyingRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
+        guard visited.insert("\(entity)#\(id)").inserted else { return }
+        var cascades: [(String, Int64)] = []
+        // Its to-many relationships.
+        for relationship in graph.toMany[entity] ?? [] {
+            let members = try relatedIDs(relationship, of: id)
+            guard !members.isEmpty else { continue }
+            switch relationship.deleteRule {
+            case .deny:
+                throw denied(entity, id, relationship.property, relationship.target, members)
+            case .cascade:
+                for member in members { try deleteApplyingRules(relationship.target, member, visited: &visited) }
+            case .nullify:
+                try applyToMany(relationship, of: id, from: members, to: [])
+            }
+        }
+        // Its to-one relationships.
+        for toOne in graph.toOne[entity] ?? [] {
+            guard let target = try foreignKey(toOne, of: id) else { continue }
+            switch toOne.deleteRule {
+            case .deny:
+                throw denied(entity, id, toOne.property, toOne.target, [target])
+            case .cascade:
+                cascades.append((toOne.target, target))
+            case .nullify:
+                if let inverse = toOne.inverseToMany { recordMembershipChange(toOne.target, target, toMany: inverse) }
+            }
+        }
+        // To-one relationships of others that point here without an inverse: cleared.
+        for incoming in graph.incomingToOnes(to: entity) {
+            let cleared = try integers(
+                builder.clearForeignKeys(table: incoming.source, column: incoming.column, position: nil), [.integer(id)])
+            for source in cleared {
+                changes.recordUpdate(entity: incoming.source, id: source, fields: [incoming.property])
+            }
+        }
+        // Join rows of others' one-way to-many relationships that hold this object.
+        for incoming in graph.incomingJoinTables(to: entity) {
+            guard case .joinTable(let table, let own, let other, _) = incoming.storage else { continue }
+            let sources = try integers(builder.deleteJoinRows(table: table, column: other, returning: own), [.integer(id)])
+            for source in sources { recordMembershipChange(incoming.source, source, toMany: incoming.index) }
+        }
+        try run(builder.deleteRow(table: entity), [.integer(id)])
+        if connection.changes > 0 {
+            changes.recordDelete(entity: entity, id: id)
+        }
+        for (target, targetID) in cascades {
+            try deleteApplyingRules(target, targetID, visited: &visited)
+        }
+    }
+
+    private func denied(_ entity: String, _ id: Int64, _ property: String, _ target: String, _ members: [Int64]) -> StrataError {
+        let names = members.prefix(10).map { "\(target)(\($0))" }.joined(separator: ", ")
+        let more = members.count > 10 ? " and \(members.count - 10) more" : ""
+        return StrataError(
+            .deleteDenied,
+            "Cannot delete \(entity)(\(id)): its relationship '\(property)' still holds \(names)\(more), and its delete "
+                + "rule is deny. Delete or detach those objects first.",
+            entity: entity, field: property)
+    }
+}

@@ -1,0 +1,45 @@
+import SwiftSyntax
+
+/// One instance property of an `@Entity` struct, declared on its own: the pieces the analysis reads.
+struct PropertySyntax {
+    /// The whole declaration, attributes included.
+    let variable: VariableDeclSyntax
+    /// Its only binding.
+    let binding: PatternBindingSyntax
+    /// The property name token.
+    let identifier: TokenSyntax
+
+    /// The property name as a plain string, without backticks.
+    var name: String { identifier.plainName }
+    /// The property name as Swift code spells it, backticks included.
+    var code: String { identifier.trimmedDescription }
+    /// The declared type, when there is an annotation.
+    var type: TypeSyntax? { binding.typeAnnotation?.type }
+    /// The declared initial value, trimmed.
+    var initializer: ExprSyntax? { binding.initializer?.value.trimmed }
+
+    /// Whether a key path to this computed property can be formed in the generated `member(for:)`: its
+    /// accessors neither throw, nor are `async` or `mutating`, and it is neither isolated to a global actor
+    /// nor unavailable.
+    var isKeyPathable: Bool {
+        if case .accessors(let accessors) = binding.accessorBlock?.accessors {
+            let keyPathable = accessors.allSatisfy { accessor in
+                accessor.effectSpecifiers == nil && accessor.modifier?.name.tokenKind != .keyword(.mutating)
+            }
+            guard keyPathable else { return false }
+        }
+        return !variable.attributes.contains { element in
+            guard case .attribute(let attribute) = element else { return false }
+            let name = attribute.attributeName.trimmedDescription
+            return name.hasSuffix("Actor") || (name == "available" && attribute.mentionsUnavailable)
+        }
+    }
+}
+
+extension AttributeSyntax {
+    /// Whether an `@available` attribute makes the declaration unavailable.
+    fileprivate var mentionsUnavailable: Bool {
+        guard case .availability(let arguments) = arguments else { return false }
+        return arguments.contains { $0.argument.trimmedDescription == "unavailable" }
+    }
+}

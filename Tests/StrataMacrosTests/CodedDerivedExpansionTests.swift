@@ -1,0 +1,286 @@
+import Testing
+
+@Suite("@Entity expansion of coded, derived and virtual properties")
+struct CodedDerivedExpansionTests {
+    @Test("A @Coded property is stored as JSON; collections, dictionaries, sets and custom types are allowed")
+    func codedJSON() {
+        assertStrataExpansion(
+            #"""
+            @Entity struct Profile {
+                @Coded var tags: [String] = []
+                @Coded() var scores: [String: Int]?
+                @Field(column: "prefs", .indexed) @Coded var settings: Settings = Settings()
+                @Coded var seen: Set<Int> = [1]
+                @Coded @Field(dynamicInitialValue: { [Date()] }) var visits: Array<Date>
+            }
+            """#,
+            expandedSource: #"""
+                struct Profile {
+                    var tags: [String] = []
+                    var scores: [String: Int]?
+                    var settings: Settings = Settings()
+                    var seen: Set<Int> = [1]
+                    var visits: Array<Date>
+
+                    var id: Strata.EntityID<Profile> = Strata.EntityID<Profile>.unsaved
+                }
+
+                extension Profile: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Profile", typeName: "Profile", fields: [
+                        Strata.FieldDescription.coded(\Profile.tags, property: "tags", column: "tags", options: []),
+                        Strata.FieldDescription.coded(\Profile.scores, property: "scores", column: "scores", options: [], isOptional: true),
+                        Strata.FieldDescription.coded(\Profile.settings, property: "settings", column: "prefs", options: [.indexed]),
+                        Strata.FieldDescription.coded(\Profile.seen, property: "seen", column: "seen", options: []),
+                        Strata.FieldDescription.coded(\Profile.visits, property: "visits", column: "visits", options: []),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.tags = try row.decodeJSON(at: 1)
+                        self.scores = try row.decodeJSON(at: 2)
+                        self.settings = try row.decodeJSON(at: 3)
+                        self.seen = try row.decodeJSON(at: 4)
+                        self.visits = try row.decodeJSON(at: 5)
+                    }
+
+                    init(newObject: Strata.NewObject) {
+                        self.scores = nil
+                        self.visits = ({ [Date()] })()
+                    }
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encodeJSON(self.tags)
+                        encoder.encodeJSON(self.scores)
+                        encoder.encodeJSON(self.settings)
+                        encoder.encodeJSON(self.seen)
+                        encoder.encodeJSON(self.visits)
+                    }
+
+                    static func member(for keyPath: Swift.PartialKeyPath<Profile>) -> Strata.EntityMember? {
+                        if keyPath == \Profile.id { return .id }
+                        if keyPath == \Profile.tags { return .field(0) }
+                        if keyPath == \Profile.scores { return .field(1) }
+                        if keyPath == \Profile.settings { return .field(2) }
+                        if keyPath == \Profile.seen { return .field(3) }
+                        if keyPath == \Profile.visits { return .field(4) }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("A custom @Coded property is described, decoded and encoded through its closures")
+    func codedCustom() {
+        assertStrataExpansion(
+            #"""
+            @Entity struct Theme {
+                var name: String = ""
+                @Coded(encode: { $0.hex }, decode: { Color(hex: $0) }) var tint: Color = .red
+                @Field(column: "accent_hex") @Coded(encode: \.hex, decode: Color.init(hex:)) var accent: Color?
+            }
+            """#,
+            expandedSource: #"""
+                struct Theme {
+                    var name: String = ""
+                    var tint: Color = .red
+                    var accent: Color?
+
+                    var id: Strata.EntityID<Theme> = Strata.EntityID<Theme>.unsaved
+                }
+
+                extension Theme: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Theme", typeName: "Theme", fields: [
+                        Strata.FieldDescription.stored(\Theme.name, property: "name", column: "name", options: [], default: ""),
+                        Strata.FieldDescription.coded(\Theme.tint, encode: { $0.hex }, property: "tint", column: "tint", options: []),
+                        Strata.FieldDescription.coded(\Theme.accent, encode: \.hex, property: "accent", column: "accent_hex", options: []),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        func decodeCoded<Value, Stored: Strata.DatabaseValueConvertible>(at index: Swift.Int32, encode: (Value) -> Stored, decode: (Stored) throws -> Value) throws -> Value {
+                            try decode(row.decode(at: index))
+                        }
+                        self.id = try row.decode(at: 0)
+                        self.name = try row.decode(at: 1)
+                        self.tint = try decodeCoded(at: 2, encode: { $0.hex }, decode: { Color(hex: $0) })
+                        self.accent = try decodeCoded(at: 3, encode: \.hex, decode: Color.init(hex:))
+                    }
+
+                    init(newObject: Strata.NewObject) {
+                        self.accent = nil
+                    }
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.name)
+                        encoder.encode(({ $0.hex })(self.tint))
+                        encoder.encode((\.hex)(self.accent))
+                    }
+
+                    static func member(for keyPath: Swift.PartialKeyPath<Theme>) -> Strata.EntityMember? {
+                        if keyPath == \Theme.id { return .id }
+                        if keyPath == \Theme.name { return .field(0) }
+                        if keyPath == \Theme.tint { return .field(1) }
+                        if keyPath == \Theme.accent { return .field(2) }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("Derived fields are listed apart, read after the to-many relationships, and start at their value over no objects")
+    func derived() {
+        assertStrataExpansion(
+            #"""
+            @Entity struct Person {
+                @Derived(count: \Person.pets) var petCount: Int
+                @Derived(count: \Self.pets) var petTally = 0
+                @Derived(sum: \Pet.age, over: \Person.pets) var totalAge: Int = 0
+                @Derived(sum: \Pet.weight, over: \Person.pets) var totalWeight: Double
+                @Derived(minimum: \Pet.age, over: \Person.pets) var youngest: Int?
+                @Derived(maximum: \Pet.born, over: \Person.pets) var latest: Date? = nil
+                @Relationship var pets: Set<Pet.ID> = []
+            }
+            """#,
+            expandedSource: #"""
+                struct Person {
+                    var petCount: Int
+                    var petTally = 0
+                    var totalAge: Int = 0
+                    var totalWeight: Double
+                    var youngest: Int?
+                    var latest: Date? = nil
+                    var pets: Set<Pet.ID> = []
+
+                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                }
+
+                extension Person: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], toMany: [
+                        Strata.ToManyDescription.make(\Person.pets, property: "pets"),
+                    ], derived: [
+                        Strata.DerivedDescription(property: "petCount", function: .count, relationship: "pets"),
+                        Strata.DerivedDescription(property: "petTally", function: .count, relationship: "pets"),
+                        Strata.DerivedDescription(property: "totalAge", function: .sum, relationship: "pets", attribute: "age"),
+                        Strata.DerivedDescription(property: "totalWeight", function: .sum, relationship: "pets", attribute: "weight"),
+                        Strata.DerivedDescription(property: "youngest", function: .minimum, relationship: "pets", attribute: "age"),
+                        Strata.DerivedDescription(property: "latest", function: .maximum, relationship: "pets", attribute: "born"),
+                    ])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.pets = try row.decodeIDs(at: 1)
+                        self.petCount = try row.decode(at: 2)
+                        self.petTally = try row.decode(at: 3)
+                        self.totalAge = try row.decode(at: 4)
+                        self.totalWeight = try row.decode(at: 5)
+                        self.youngest = try row.decode(at: 6)
+                        self.latest = try row.decode(at: 7)
+                    }
+
+                    init(newObject: Strata.NewObject) {
+                        self.petCount = 0
+                        self.totalWeight = 0
+                        self.youngest = nil
+                    }
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encodeRelationship(self.pets)
+                        encoder.encodeDerived(self.petCount)
+                        encoder.encodeDerived(self.petTally)
+                        encoder.encodeDerived(self.totalAge)
+                        encoder.encodeDerived(self.totalWeight)
+                        encoder.encodeDerived(self.youngest)
+                        encoder.encodeDerived(self.latest)
+                    }
+
+                    static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
+                        if keyPath == \Person.id { return .id }
+                        if keyPath == \Person.pets { return .toMany(0) }
+                        if keyPath == \Person.pets.count { return .toManyCount(0) }
+                        if keyPath == \Person.petCount { return .derived(0) }
+                        if keyPath == \Person.petTally { return .derived(1) }
+                        if keyPath == \Person.totalAge { return .derived(2) }
+                        if keyPath == \Person.totalWeight { return .derived(3) }
+                        if keyPath == \Person.youngest { return .derived(4) }
+                        if keyPath == \Person.latest { return .derived(5) }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("Computed instance properties are virtual, unless no key path can name them; static ones are ignored")
+    func virtualProperties() {
+        assertStrataExpansion(
+            #"""
+            @Entity struct Person {
+                var first: String = ""
+                var full: String { first }
+                var `init`: String {
+                    get { first }
+                    set { first = newValue }
+                }
+                var reading: Int { _read { yield 1 } }
+                var checked: Int { get throws { 1 } }
+                var awaited: Int { get async { 1 } }
+                var counted: Int { mutating get { 1 } }
+                @MainActor var isolated: Int { 1 }
+                @available(*, unavailable) var gone: Int { 1 }
+                @available(*, deprecated) var old: Int { 1 }
+                static var shared: Int { 1 }
+                subscript(index: Int) -> Int { index }
+            }
+            """#,
+            expandedSource: #"""
+                struct Person {
+                    var first: String = ""
+                    var full: String { first }
+                    var `init`: String {
+                        get { first }
+                        set { first = newValue }
+                    }
+                    var reading: Int { _read { yield 1 } }
+                    var checked: Int { get throws { 1 } }
+                    var awaited: Int { get async { 1 } }
+                    var counted: Int { mutating get { 1 } }
+                    @MainActor var isolated: Int { 1 }
+                    @available(*, unavailable) var gone: Int { 1 }
+                    @available(*, deprecated) var old: Int { 1 }
+                    static var shared: Int { 1 }
+                    subscript(index: Int) -> Int { index }
+
+                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                }
+
+                extension Person: Strata.Entity {
+                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
+                        Strata.FieldDescription.stored(\Person.first, property: "first", column: "first", options: [], default: ""),
+                    ], virtualProperties: ["full", "init", "reading", "old"])
+
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decode(at: 0)
+                        self.first = try row.decode(at: 1)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.first)
+                    }
+
+                    static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
+                        if keyPath == \Person.id { return .id }
+                        if keyPath == \Person.first { return .field(0) }
+                        if keyPath == \Person.full { return .virtual("full") }
+                        if keyPath == \Person.`init` { return .virtual("init") }
+                        if keyPath == \Person.reading { return .virtual("reading") }
+                        if keyPath == \Person.old { return .virtual("old") }
+                        return nil
+                    }
+                }
+                """#
+        )
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+@testable import Strata
+
+enum Tint: String, Sendable, Codable {
+    case red, green
+}
+
+@Entity
+struct Owner {
+    var name: String = ""
+    @Relationship(deleteRule: .cascade, inverse: \Critter.owner) var critters: Set<Critter.ID> = []
+    @Relationship var favorites: [Volume.ID] = []
+    @Derived(count: \Owner.critters) var critterCount: Int = 0
+    @Derived(sum: \Critter.age, over: \Owner.critters) var totalAge: Int = 0
+    @Derived(maximum: \Critter.age, over: \Owner.critters) var oldest: Int?
+    @Coded var tags: [String] = []
+    @Coded(encode: { $0.rawValue }, decode: { Tint(rawValue: $0) ?? .red }) var tint: Tint = .red
+    var display: String { "\(name) (\(critters.count))" }
+}
+
+@Entity
+struct Critter {
+    var name: String = ""
+    var age: Int = 0
+    @Relationship var owner: Owner.ID?
+}
+
+@Entity
+struct Shelf {
+    var label: String = ""
+    @Relationship(deleteRule: .deny, inverse: \Volume.shelf) var volumes: [Volume.ID] = []
+}
+
+@Entity
+struct Volume {
+    var title: String = ""
+    @Relationship var shelf: Shelf.ID?
+    @Relationship(inverse: \Reader.volumes) var readers: Set<Reader.ID> = []
+}
+
+@Entity
+struct Reader {
+    var name: String = ""
+    @Relationship var volumes: Set<Volume.ID> = []
+}
+
+let relationshipSchema = Schema("V1", Owner.self, Critter.self, Shelf.self, Volume.self, Reader.self)
+
+@Suite("Relationships")
+struct RelationshipTests {
+    func makeOwnerWithCritters(_ stack: DataStack) async throws -> (Owner, [Critter]) {
+        try await stack.perform { tx in
+            let owner = try tx.create(Into<Owner>()) { $0.name = "Ada" }
+            let critters = try [("Rex", 3), ("Tom", 7), ("Kit", 1)].map { name, age in
+                try tx.create(Into<Critter>()) { $0.name = name; $0.age = age; $0.owner = owner.id }
+            }
+            return (try tx.fetchExisting(owner.id)!, critters)
+        }
+    }
+
+    @Test("a to-one foreign key fills the inverse to-many, and derived fields follow", arguments: StoreKind.allCases)
+    func oneToMany(kind: StoreKind) async throws {
+        let (stack, directory) = try await makeStack(kind, schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        #expect(owner.critters == Set(critters.map(\.id)))
+        #expect(owner.critterCount == 3)
+        #expect(owner.totalAge == 11)
+        #expect(owner.oldest == 7)
+        let lonely = try await stack.perform { tx in try tx.create(Into<Owner>()) }
+        #expect(lonely.critters.isEmpty && lonely.critterCount == 0 && lonely.totalAge == 0 && lonely.oldest == nil)
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test("editing the to-many side moves foreign keys and reports every object that changed")
+    func editToMany() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        let other = try await stack.perform { tx in try tx.create(Into<Owner>()) { $0.name = "Grace" } }
+        let feed = stack.changeSets()
+        // Move Rex to Grace by editing her to-many relationship.
+        let grace = try await stack.perform { tx in try tx.edit(other) { $0.critters.insert(critters[0].id) } }
+        #expect(grace.critters == [critters[0].id])
+        #expect(grace.critterCount == 1)
+        let ada = try #require(try await stack.fetchExisting(owner.id))
+        #expect(ada.critters == [critters[1].id, critters[2].id])
+        #expect(try await stack.fetchExisting(critters[0].id)?.owner == other.id)
+        var iterator = feed.makeAsyncIterator()
+        let changes = try #require(await iterator.next())
+        #expect(changes.updatedIDs(Owner.self) == [owner.id, other.id])
+        #expect(changes.changedFields(of: owner.id) == ["critters", "critterCount", "totalAge", "oldest"])
+        #expect(changes.changedFields(of: critters[0].id) == ["owner"])
+        // Removing from the to-many side clears the foreign key.
+        try await stack.perform { tx in try tx.edit(owner.id) { $0.critters.remove(critters[1].id) } }
+        #expect(try await stack.fetchExisting(critters[1].id)?.owner == nil)
+    }
+
+    @Test("editing the to-one side updates both owners' to-many and derived fields")
+    func editToOne() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        let other = try await stack.perform { tx in try tx.create(Into<Owner>()) }
+        let feed = stack.changeSets()
+        try await stack.perform { tx in try tx.edit(critters[1]) { $0.owner = other.id } }
+        let (ada, grace) = try await stack.read { r in (try r.fetchExisting(owner.id)!, try r.fetchExisting(other.id)!) }
+        #expect(ada.critterCount == 2 && ada.oldest == 3)
+        #expect(grace.critters == [critters[1].id] && grace.totalAge == 7)
+        var iterator = feed.makeAsyncIterator()
+        let changes = try #require(await iterator.next())
+        #expect(changes.updatedIDs(Owner.self) == [owner.id, other.id])
+        #expect(changes.changedFields(of: critters[1].id) == ["owner"])
+    }
+
+    @Test("cascade deletes the related objects, and the change set lists them")
+    func cascade() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        let feed = stack.changeSets()
+        try await stack.perform { tx in try tx.delete(owner) }
+        #expect(try await stack.fetchCount(From<Critter>()) == 0)
+        var iterator = feed.makeAsyncIterator()
+        let changes = try #require(await iterator.next())
+        #expect(changes.deletedIDs(Owner.self) == [owner.id])
+        #expect(changes.deletedIDs(Critter.self) == Set(critters.map(\.id)))
+        #expect(changes.updatedIDs(Critter.self).isEmpty)
+    }
+
+    @Test("nullify (the default) clears the relationship and updates the derived fields")
+    func nullify() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        let feed = stack.changeSets()
+        try await stack.perform { tx in try tx.delete(critters[1]) }
+        let ada = try #require(try await stack.fetchExisting(owner.id))
+        #expect(ada.critters == [critters[0].id, critters[2].id])
+        #expect(ada.oldest == 3)
+        var iterator = feed.makeAsyncIterator()
+        let changes = try #require(await iterator.next())
+        #expect(changes.changedFields(of: owner.id) == ["critters", "critterCount", "totalAge", "oldest"])
+    }
+
+    @Test("deny refuses the delete, names the blocking objects, and leaves everything in place")
+    func deny() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (shelf, volume) = try await stack.perform { tx in
+            let shelf = try tx.create(Into<Shelf>()) { $0.label = "A" }
+            let volume = try tx.create(Into<Volume>()) { $0.title = "Dune"; $0.shelf = shelf.id }
+            return (shelf, volume)
+        }
+        let error = await expectStrataError(.deleteDenied) { try await stack.perform { tx in try tx.delete(shelf) } }
+        #expect(error?.message.contains("Volume(\(volume.id.rawValue))") == true)
+        #expect(error?.entity == "Shelf")
+        #expect(error?.field == "volumes")
+        #expect(try await stack.fetchCount(From<Shelf>()) == 1)
+        try await stack.perform { tx in
+            try tx.delete(volume)
+            try tx.delete(shelf)
+        }
+        #expect(try await stack.fetchCount(From<Shelf>()) == 0)
+    }
+
+    @Test("an ordered to-many keeps its order, can be reordered, and new members go last")
+    func ordered() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (shelf, volumes) = try await stack.perform { tx in
+            let shelf = try tx.create(Into<Shelf>())
+            let volumes = try ["C", "A", "B"].map { title in try tx.create(Into<Volume>()) { $0.title = title } }
+            let filled = try tx.edit(shelf) { $0.volumes = volumes.map(\.id) }
+            return (filled, volumes)
+        }
+        #expect(shelf.volumes == volumes.map(\.id))
+        let reordered = try await stack.perform { tx in try tx.edit(shelf) { $0.volumes.reverse() } }
+        #expect(reordered.volumes == volumes.map(\.id).reversed())
+        let added = try await stack.perform { tx in try tx.create(Into<Volume>()) { $0.title = "D"; $0.shelf = shelf.id } }
+        #expect(try await stack.fetchExisting(shelf.id)?.volumes == volumes.map(\.id).reversed() + [added.id])
+    }
+
+    @Test("a many-to-many relationship is seen from both sides, and deletes clean up both")
+    func manyToMany() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (readers, volumes) = try await stack.perform { tx in
+            let volumes = try (0..<3).map { index in try tx.create(Into<Volume>()) { $0.title = "V\(index)" } }
+            let first = try tx.create(Into<Reader>()) { $0.name = "R1"; $0.volumes = [volumes[0].id, volumes[1].id] }
+            let second = try tx.create(Into<Reader>()) { $0.name = "R2"; $0.volumes = [volumes[1].id] }
+            return ([first, second], volumes)
+        }
+        let shared = try #require(try await stack.fetchExisting(volumes[1].id))
+        #expect(shared.readers == Set(readers.map(\.id)))
+        try await stack.perform { tx in try tx.edit(volumes[2]) { $0.readers.insert(readers[1].id) } }
+        #expect(try await stack.fetchExisting(readers[1].id)?.volumes == [volumes[1].id, volumes[2].id])
+        try await stack.perform { tx in try tx.delete(volumes[1]) }
+        #expect(try await stack.fetchExisting(readers[0].id)?.volumes == [volumes[0].id])
+        #expect(try await stack.fetchExisting(readers[1].id)?.volumes == [volumes[2].id])
+    }
+
+    @Test("a one-way ordered to-many uses a join table, and loses members that are deleted")
+    func oneWayOrdered() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, volumes) = try await stack.perform { tx in
+            let volumes = try (0..<3).map { index in try tx.create(Into<Volume>()) { $0.title = "V\(index)" } }
+            let owner = try tx.create(Into<Owner>()) { $0.favorites = [volumes[2].id, volumes[0].id, volumes[1].id] }
+            return (owner, volumes)
+        }
+        #expect(owner.favorites == [volumes[2].id, volumes[0].id, volumes[1].id])
+        let feed = stack.changeSets()
+        try await stack.perform { tx in try tx.delete(volumes[0]) }
+        #expect(try await stack.fetchExisting(owner.id)?.favorites == [volumes[2].id, volumes[1].id])
+        var iterator = feed.makeAsyncIterator()
+        #expect(await iterator.next()?.changedFields(of: owner.id) == ["favorites"])
+    }
+
+    @Test("a relationship to an object that does not exist is a notFound error naming the field")
+    func missingTarget() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let error = await expectStrataError(.notFound) {
+            try await stack.perform { tx in try tx.create(Into<Critter>()) { $0.owner = EntityID(rawValue: 42) } }
+        }
+        #expect(error?.entity == "Critter")
+        #expect(error?.field == "owner")
+        await expectStrataError(.notFound) {
+            try await stack.perform { tx in try tx.create(Into<Owner>()) { $0.critters = [EntityID(rawValue: 42)] } }
+        }
+        #expect(try await stack.fetchCount(From<Owner>()) == 0)
+    }
+
+    @Test("derived fields cannot be edited; they are filterable and sortable")
+    func derivedFields() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, _) = try await makeOwnerWithCritters(stack)
+        try await stack.perform { tx in
+            let other = try tx.create(Into<Owner>()) { $0.name = "Grace" }
+            try tx.create(Into<Critter>()) { $0.age = 20; $0.owner = other.id }
+        }
+        await expectStrataError(.invalidEdit) {
+            try await stack.perform { tx in try tx.edit(owner) { $0.critterCount = 99 } }
+        }
+        #expect(try await stack.fetchAll(From<Owner>().where(\.critterCount > 2)).map(\.name) == ["Ada"])
+        #expect(try await stack.fetchAll(From<Owner>().orderBy(.descending(\.totalAge))).map(\.name) == ["Grace", "Ada"])
+        #expect(try await stack.fetchAll(From<Owner>().where(\.oldest == nil)).isEmpty)
+    }
+
+    @Test("filters through relationships: related, any, all and count")
+    func relationshipPredicates() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, _) = try await makeOwnerWithCritters(stack)
+        try await stack.perform { tx in
+            let other = try tx.create(Into<Owner>()) { $0.name = "Grace" }
+            try tx.create(Into<Critter>()) { $0.name = "Old"; $0.age = 20; $0.owner = other.id }
+            try tx.create(Into<Owner>()) { $0.name = "Nobody" }
+            try tx.create(Into<Critter>()) { $0.name = "Stray" }
+        }
+        let adas = try await stack.fetchAll(From<Critter>().where(.related(\.owner, \.name == "Ada"))).map(\.name)
+        #expect(Set(adas) == ["Rex", "Tom", "Kit"])
+        #expect(try await stack.fetchAll(From<Owner>().where(.any(\.critters, \.age > 5))).map(\.name).sorted() == ["Ada", "Grace"])
+        #expect(try await stack.fetchAll(From<Owner>().where(.all(\.critters, \.age > 5))).map(\.name).sorted() == ["Grace", "Nobody"])
+        #expect(try await stack.fetchAll(From<Owner>().where(\.critters.count >= 1 && \.critters.count < 2)).map(\.name) == ["Grace"])
+        let nested = From<Owner>().where(.any(\.critters, .related(\.owner, \.name == "Ada")))
+        #expect(try await stack.fetchIDs(nested) == [owner.id])
+        await expectStrataError(.unsupportedQuery) { try await stack.fetchAll(From<Owner>().where(\.display == "x")) }
+    }
+
+    @Test("related objects of a whole list load in one query each batch")
+    func fetchRelated() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        let loaded: [Critter] = try await stack.fetchExisting(owner.critters.sorted())
+        #expect(Set(loaded.map(\.id)) == Set(critters.map(\.id)))
+        let inOrder: [Critter] = try await stack.fetchExisting([critters[2].id, EntityID(rawValue: 999), critters[0].id])
+        #expect(inOrder.map(\.id) == [critters[2].id, critters[0].id])
+    }
+
+    @Test("coded fields round-trip as JSON or through their encode / decode pair")
+    func codedFields() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let owner = try await stack.perform { tx in
+            try tx.create(Into<Owner>()) { $0.tags = ["a", "b"]; $0.tint = .green }
+        }
+        let fetched = try #require(try await stack.fetchExisting(owner.id))
+        #expect(fetched.tags == ["a", "b"])
+        #expect(fetched.tint == .green)
+        let stored = try await stack.perform { tx in try tx.strings("SELECT tags || '|' || tint FROM Owner") }
+        #expect(stored == ["[\"a\",\"b\"]|green"])
+    }
+
+    @Test("a relationship to an entity outside the schema is refused when the stack opens")
+    func targetOutsideSchema() async throws {
+        await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", Critter.self)) }
+    }
+}
