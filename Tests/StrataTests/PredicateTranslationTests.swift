@@ -617,22 +617,9 @@ private let predicateLeaves: [PredicateLeaf] = [
         rhs: P.build_Arg(PredicateMood.busy)) },
 ]
 
-/// SplitMix64, so that a failing case can be replayed from its seed.
-private struct PredicateTranslationRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A random tree of `&&`, `||` and `!` over the leaves.
 private func randomPredicateTree(
-    _ item: PredicateExpressions.Variable<PredicateItem>, depth: Int, _ random: inout PredicateTranslationRandom
+    _ item: PredicateExpressions.Variable<PredicateItem>, depth: Int, _ random: inout SeededGenerator
 ) -> any StandardPredicateExpression<Bool> {
     func and(_ lhs: some StandardPredicateExpression<Bool>, _ rhs: some StandardPredicateExpression<Bool>) -> any StandardPredicateExpression<Bool> {
         P.build_Conjunction(lhs: lhs, rhs: rhs)
@@ -658,7 +645,7 @@ extension PredicateTranslationTests {
     func randomCombinations() async throws {
         let (stack, all) = try await predicateStack()
         for seed in UInt64(1)...300 {
-            var random = PredicateTranslationRandom(state: seed)
+            var random = SeededGenerator(state: seed)
             let predicate = Predicate<PredicateItem> { randomPredicateTree($0, depth: 4, &random) }
             let expected = try all.filter { try predicate.evaluate($0) }.map(\.name)
             let fetched = try await stack.fetchAll(From<PredicateItem>().where(predicate)).map(\.name)
