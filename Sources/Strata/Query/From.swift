@@ -10,13 +10,15 @@ public struct From<E: Entity>: Sendable {
     /// The filter; every object when `nil`.
     public private(set) var predicate: Where<E>?
     /// The order; unspecified when empty.
-    public private(set) var order: OrderBy<E>
+    public internal(set) var order: OrderBy<E>
     /// The maximum number of objects to fetch.
     public private(set) var limit: Int?
     /// The number of matching objects to skip.
     public private(set) var offset: Int?
     /// The number of objects per chunk when streaming with ``DataStack/fetchBatches(_:)``.
     public private(set) var batchSize: Int?
+    /// How a list publisher groups objects into sections.
+    public internal(set) var sections: SectionBy<E>?
 
     /// Reads every object of entity `E`.
     public init() {

@@ -14,6 +14,10 @@ extension DataStack {
         public var synchronous: Synchronous?
         /// Where Strata logs (at debug and trace levels, with `strata.` metadata keys).
         public var logger: Logger
+        /// How often active publishers check for commits made outside this stack (another process, or
+        /// another `DataStack` on the same file), through SQLite's `PRAGMA data_version`; `nil` turns the
+        /// check off. Default: every 250 ms, and only while some publisher is being iterated.
+        public var externalChangePollInterval: Duration? = .milliseconds(250)
 
         /// The default configuration, logging to a `Logger` labelled "strata".
         public init(

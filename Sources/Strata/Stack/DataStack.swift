@@ -27,6 +27,7 @@ public final class DataStack: Sendable {
     let files: StoreFiles
     let feed: CommitFeed
     let store: StoreContext
+    let observation: ObservationCenter
 
     /// Opens (creating if needed) a store and prepares its tables.
     ///
@@ -59,6 +60,8 @@ public final class DataStack: Sendable {
         self.files = files
         self.writer = try await Writer.open(
             files: files, options: options, store: store, feed: feed, logger: configuration.logger)
+        self.observation = ObservationCenter(
+            feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval)
         var readerOptions = options
         readerOptions.readOnly = true
         readerOptions.create = false

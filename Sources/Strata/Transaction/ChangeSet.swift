@@ -7,12 +7,27 @@
 public struct ChangeSet: Sendable, Equatable {
     /// The changes, keyed by entity name.
     public internal(set) var entities: [String: EntityChanges] = [:]
+    /// Whether the changes were made outside this stack (another process or another `DataStack` on the
+    /// same file). Such a change set carries no details: anything may have changed.
+    public internal(set) var isExternal = false
 
     /// An empty change set.
     public init() {}
 
+    /// A change set for commits made outside this stack, whose details are unknown.
+    static var external: ChangeSet {
+        var changes = ChangeSet()
+        changes.isExternal = true
+        return changes
+    }
+
     /// Whether the commit changed nothing.
-    public var isEmpty: Bool { entities.values.allSatisfy(\.isEmpty) }
+    public var isEmpty: Bool { !isExternal && entities.values.allSatisfy(\.isEmpty) }
+
+    /// Whether the commit may have changed objects of any of these entities.
+    func touches(_ names: Set<String>) -> Bool {
+        isExternal || names.contains { entities[$0].map { !$0.isEmpty } ?? false }
+    }
 
     /// The names of the entities the commit changed.
     public var changedEntityNames: Set<String> { Set(entities.filter { !$0.value.isEmpty }.keys) }

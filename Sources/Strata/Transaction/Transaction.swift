@@ -142,6 +142,7 @@ public final class Transaction: ReadContext {
             }
             let fields = Set(changed.map { entity.description.fields[$0].property })
             changes.recordUpdate(entity: name, id: id.rawValue, fields: fields)
+            try recordDerivedDependents(name, id.rawValue, changed: fields)
         }
         for toOne in toOnes {
             let old: Int64? = if case .integer(let value) = before.values[toOne.fieldIndex] { value } else { nil }

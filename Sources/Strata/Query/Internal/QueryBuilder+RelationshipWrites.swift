@@ -55,6 +55,11 @@ extension QueryBuilder {
             + "FROM \(t) WHERE \(dialect.quote(other)) = ?))"
     }
 
+    /// `SELECT own FROM join WHERE other = ?`: the objects whose relationship holds an object.
+    func joinOwners(table: String, own: String, other: String) -> String {
+        "SELECT \(dialect.quote(own)) FROM \(dialect.quote(table)) WHERE \(dialect.quote(other)) = ?"
+    }
+
     /// `DELETE FROM join WHERE own = ? AND other = ?`.
     func deleteJoinRow(table: String, own: String, other: String) -> String {
         "DELETE FROM \(dialect.quote(table)) WHERE \(dialect.quote(own)) = ? AND \(dialect.quote(other)) = ?"

@@ -16,6 +16,7 @@ actor Writer {
     private let files: StoreFiles
     private let logger: Logger
 
+    private var lastDataVersion: Int64?
     private var isTurnTaken = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var unsafeTransaction: (token: UInt64, transaction: Transaction)?
@@ -76,6 +77,19 @@ actor Writer {
         unsafeTransaction = nil
         connection.close()
         passTurn()
+    }
+
+    // MARK: External changes
+
+    /// Whether another connection (another process or stack) committed since the last check: the writer
+    /// connection's `PRAGMA data_version` changes exactly then, never for its own commits.
+    func externalChangeCheck() throws -> Bool {
+        let statement = try connection.cachedStatement("PRAGMA data_version")
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return false }
+        defer { lastDataVersion = version }
+        guard let lastDataVersion else { return false }
+        return version != lastDataVersion
     }
 
     // MARK: Transactions

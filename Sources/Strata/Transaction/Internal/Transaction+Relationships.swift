@@ -14,6 +14,29 @@ extension Transaction {
         changes.recordUpdate(entity: entity, id: id, fields: fields)
     }
 
+    /// Records updates of the derived fields that an edit of object `id` changes: sums, minimums and
+    /// maximums computed over an attribute that changed, on every object that relates to it.
+    func recordDerivedDependents(_ entity: String, _ id: Int64, changed properties: Set<String>) throws(StrataError) {
+        for (parentName, relationships) in graph.toMany {
+            for relationship in relationships where relationship.target == entity {
+                let derived = (graph.entities[parentName]?.derived ?? []).filter {
+                    $0.relationship == relationship.property && $0.attribute.map(properties.contains) == true
+                }
+                guard !derived.isEmpty else { continue }
+                let parents: [Int64]
+                switch relationship.storage {
+                case .foreignKey(let column, _):
+                    parents = try integers(builder.selectColumn(column, table: entity), [.integer(id)])
+                case .joinTable(let table, let own, let other, _):
+                    parents = try integers(builder.joinOwners(table: table, own: own, other: other), [.integer(id)])
+                }
+                for parent in parents {
+                    changes.recordUpdate(entity: parentName, id: parent, fields: Set(derived.map(\.property)))
+                }
+            }
+        }
+    }
+
     // MARK: Reading
 
     private func integers(_ sql: String, _ values: [DatabaseValue]) throws(StrataError) -> [Int64] {

@@ -1,0 +1,111 @@
+extension DataStack {
+    /// The snapshots of one object over time; see ``ObjectPublisher``.
+    public func objectPublisher<E: Entity>(_ id: EntityID<E>) -> ObjectPublisher<E> {
+        let store = self.store
+        let readers = self.readers
+        let core = ObservationCore<E?>(
+            center: observation,
+            isRelevant: { changes in
+                guard !changes.isExternal else { return true }
+                let entity = changes.changes(for: E.self)
+                return entity.updated[id.rawValue] != nil || entity.deleted.contains(id.rawValue)
+            },
+            isDuplicate: { $0 == $1 },
+            fetch: { _, _ in
+                _ = try store.entity(E.self)
+                return try await readers.read { try $0.fetchExisting(id, store: store) }
+            })
+        return ObjectPublisher(core: core)
+    }
+
+    /// The snapshots of one object over time; see ``ObjectPublisher``.
+    public func objectPublisher<E: Entity>(_ object: E) -> ObjectPublisher<E> {
+        objectPublisher(object.id)
+    }
+
+    /// The snapshots of one object, yielded only when one of `fields` changes, with the fields that did;
+    /// see ``ObjectFieldsPublisher``. Fields are stored fields, to-many relationships or derived fields.
+    public func objectPublisher<E: Entity>(_ id: EntityID<E>, fields: PartialKeyPath<E>...) -> ObjectFieldsPublisher<E> {
+        let entity = E.entityDescription
+        var names: [String] = []
+        var positions: [(name: String, kind: Int, index: Int)] = []
+        for keyPath in fields {
+            switch E.member(for: keyPath) {
+            case .field(let index): positions.append((entity.fields[index].property, 0, index))
+            case .toMany(let index): positions.append((entity.toMany[index].property, 1, index))
+            case .derived(let index): positions.append((entity.derived[index].property, 2, index))
+            default: continue
+            }
+            names.append(positions[positions.count - 1].name)
+        }
+        let observed = Set(names)
+        let watched = positions
+        let store = self.store
+        let readers = self.readers
+        let core = ObservationCore<ObjectChange<E>>(
+            center: observation,
+            isRelevant: { changes in
+                guard !changes.isExternal else { return true }
+                let entity = changes.changes(for: E.self)
+                if entity.deleted.contains(id.rawValue) { return true }
+                return !(entity.updated[id.rawValue] ?? []).isDisjoint(with: observed)
+            },
+            isDuplicate: { old, new in new.changedFields.isEmpty && (old.object == nil) == (new.object == nil) },
+            fetch: { previous, _ in
+                _ = try store.entity(E.self)
+                let object = try await readers.read { try $0.fetchExisting(id, store: store) }
+                guard let before = previous?.object, let object else {
+                    return ObjectChange(object: object, changedFields: [])
+                }
+                let old = FieldEncoder.collect(before)
+                let new = FieldEncoder.collect(object)
+                var changed: Set<String> = []
+                for (name, kind, index) in watched {
+                    let differs = switch kind {
+                    case 0: old.values[index] != new.values[index]
+                    case 1: old.relationships[index] != new.relationships[index]
+                    default: old.derivedValues[index] != new.derivedValues[index]
+                    }
+                    if differs { changed.insert(name) }
+                }
+                return ObjectChange(object: object, changedFields: changed)
+            })
+        return ObjectFieldsPublisher(core: core)
+    }
+
+    /// The number of objects that match, over time; see ``CountPublisher``.
+    public func countPublisher<E: Entity>(_ from: From<E>) -> CountPublisher<E> {
+        let store = self.store
+        let readers = self.readers
+        var dependencies: Set<String> = [E.entityDescription.name]
+        if let predicate = from.predicate {
+            dependencies.formUnion(predicate.expression.dependencies(graph: store.graph))
+        }
+        let watched = dependencies
+        let core = ObservationCore<Int>(
+            center: observation,
+            isRelevant: { $0.touches(watched) },
+            isDuplicate: { $0 == $1 },
+            fetch: { _, _ in try await readers.read { try $0.fetchCount(from, store: store) } })
+        return CountPublisher(core: core)
+    }
+
+    /// A list over time, in sections, with diffs; see ``ListPublisher``.
+    public func listPublisher<E: Entity>(_ from: From<E>) -> ListPublisher<E> {
+        let store = self.store
+        let readers = self.readers
+        let engine = ListEngine(from: from, graph: store.graph)
+        let dependencies = engine.dependencies
+        let core = ObservationCore<ListSnapshot<E>>(
+            center: observation,
+            isRelevant: { $0.touches(dependencies) },
+            isDuplicate: { $0 == $1 },
+            fetch: { previous, changes in
+                _ = try store.entity(E.self)
+                return try await readers.read { connection in
+                    try engine.snapshot(previous: previous, changes: changes, connection: connection, store: store)
+                }
+            })
+        return ListPublisher(core: core, statistics: engine.statistics)
+    }
+}

@@ -1,0 +1,207 @@
+import Synchronization
+
+/// Builds the snapshots of one list publisher: a full fetch, or — when only objects of the list's own
+/// entity changed and the order can be computed in Swift — a fetch of just the changed objects merged
+/// into the previous snapshot, so a commit that changes one row of a long list costs one small query.
+struct ListEngine<E: Entity>: Sendable {
+    /// A field of the total order: a stored field (by index) or the ID.
+    private struct SortField: Sendable {
+        let fieldIndex: Int?
+        let ascending: Bool
+    }
+
+    /// Counts of the two kinds of fetch, for tests and diagnostics.
+    final class Statistics: Sendable {
+        private let counts = Mutex((full: 0, incremental: 0))
+        var full: Int { counts.withLock { $0.full } }
+        var incremental: Int { counts.withLock { $0.incremental } }
+        func record(incremental: Bool) {
+            counts.withLock { incremental ? ($0.incremental += 1) : ($0.full += 1) }
+        }
+    }
+
+    let from: From<E>
+    let dependencies: Set<String>
+    let statistics = Statistics()
+    private let section: SectionBy<E>?
+    /// The order as fields Swift can compare, or `nil` when only SQL can sort (collations, derived values).
+    private let sortFields: [SortField]?
+    private let entityName: String
+
+    /// The most changed objects merged incrementally, as a share of the list, before a full fetch is cheaper.
+    private static var incrementalShare: Int { 4 }
+
+    init(from original: From<E>, graph: SchemaGraph) {
+        let entity = E.entityDescription
+        entityName = entity.name
+        section = original.sections
+        var from = original
+        // Sections are contiguous: order by the section field first. Ties are broken by the ID, so the
+        // order is total and the same in SQL and in Swift.
+        var terms = original.order.terms
+        if let section = original.sections,
+            terms.first.flatMap({ try? $0.column.get() }) != (try? section.column.get())
+        {
+            terms.insert(OrderBy<E>.Term(column: section.column, ascending: true), at: 0)
+        }
+        if !terms.contains(where: { (try? $0.column.get())?.column == "id" }) {
+            terms.append(OrderBy<E>.Term(
+                column: .success(ColumnRef(column: "id", property: "id", isOptional: false, entity: entity.name)),
+                ascending: true))
+        }
+        from.order = OrderBy(terms: terms)
+        self.from = from
+        var fields: [SortField]? = []
+        for term in terms {
+            guard term.collation == nil, let column = try? term.column.get(), column.kind == .column else {
+                fields = nil
+                break
+            }
+            if column.column == "id" {
+                fields?.append(SortField(fieldIndex: nil, ascending: term.ascending))
+            } else if let index = entity.fields.firstIndex(where: { $0.column == column.column }) {
+                fields?.append(SortField(fieldIndex: index, ascending: term.ascending))
+            } else {
+                fields = nil
+                break
+            }
+        }
+        sortFields = original.limit == nil && original.offset == nil ? fields : nil
+        var dependencies: Set<String> = [entity.name]
+        if let predicate = original.predicate {
+            dependencies.formUnion(predicate.expression.dependencies(graph: graph))
+        }
+        for term in terms {
+            if let column = try? term.column.get() {
+                dependencies.formUnion(SQLExpression.column(column).dependencies(graph: graph))
+            }
+        }
+        self.dependencies = dependencies
+    }
+
+    /// The next snapshot.
+    func snapshot(
+        previous: ListSnapshot<E>?, changes: [ChangeSet]?, connection: Connection, store: StoreContext
+    ) throws -> ListSnapshot<E> {
+        let objects: [E]
+        if let previous, let changes, let touched = touchedIDs(changes, previousCount: previous.count) {
+            objects = try merge(previous.items, touched: touched, connection: connection, store: store)
+            statistics.record(incremental: true)
+        } else {
+            objects = try connection.fetchAll(from, store: store)
+            statistics.record(incremental: false)
+        }
+        let sections = group(objects)
+        let snapshot = ListSnapshot(sections: sections, diff: nil)
+        guard let previous else { return snapshot }
+        return ListSnapshot(sections: sections, diff: ListDiff(from: previous, to: snapshot))
+    }
+
+    /// The IDs to re-read, or `nil` when a full fetch is needed.
+    private func touchedIDs(_ changes: [ChangeSet], previousCount: Int) -> Set<Int64>? {
+        guard sortFields != nil else { return nil }
+        var touched: Set<Int64> = []
+        for change in changes {
+            if change.isExternal { return nil }
+            for (name, entityChanges) in change.entities where !entityChanges.isEmpty {
+                if name == entityName {
+                    touched.formUnion(entityChanges.inserted)
+                    touched.formUnion(entityChanges.updated.keys)
+                    touched.formUnion(entityChanges.deleted)
+                } else if dependencies.contains(name) {
+                    return nil
+                }
+            }
+        }
+        if touched.count > 100, touched.count * Self.incrementalShare > previousCount { return nil }
+        return touched
+    }
+
+    /// The previous objects without the touched ones, with the touched ones that still match inserted
+    /// at their place in the order.
+    private func merge(_ previous: [E], touched: Set<Int64>, connection: Connection, store: StoreContext) throws -> [E] {
+        var merged = previous.filter { !touched.contains($0.id.rawValue) }
+        guard !touched.isEmpty else { return merged }
+        let idColumn = ColumnRef(column: "id", property: "id", isOptional: false, entity: entityName)
+        let fresh = try connection.fetchAll(
+            from.where(Where(.inList(.column(idColumn), touched.map { .integer($0) }, negated: false))), store: store)
+        var keys = merged.map(sortKey)
+        for object in fresh {
+            let key = sortKey(object)
+            var low = 0
+            var high = merged.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(keys[middle], key) { low = middle + 1 } else { high = middle }
+            }
+            merged.insert(object, at: low)
+            keys.insert(key, at: low)
+        }
+        return merged
+    }
+
+    private func sortKey(_ object: E) -> [DatabaseValue] {
+        let values = FieldEncoder.values(of: object)
+        return (sortFields ?? []).map { field in field.fieldIndex.map { values[$0] } ?? .integer(object.id.rawValue) }
+    }
+
+    /// Whether key `a` sorts before key `b` in the fetch's order.
+    private func precedes(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+        for (index, field) in (sortFields ?? []).enumerated() {
+            let order = a[index].sqliteOrder(b[index])
+            if order != 0 { return field.ascending ? order < 0 : order > 0 }
+        }
+        return false
+    }
+
+    /// Consecutive objects with the same section value form a section.
+    private func group(_ objects: [E]) -> [ListSnapshot<E>.Section] {
+        guard let section, let fieldIndex = section.fieldIndex else {
+            return objects.isEmpty ? [] : [ListSnapshot.Section(id: "", name: nil, items: objects)]
+        }
+        var sections: [ListSnapshot<E>.Section] = []
+        var current: (id: String, name: String?, items: [E])?
+        for object in objects {
+            let value = FieldEncoder.values(of: object)[fieldIndex]
+            let id = SectionBy<E>.identifier(of: value)
+            if current?.id != id {
+                if let current { sections.append(ListSnapshot.Section(id: current.id, name: current.name, items: current.items)) }
+                current = (id, section.name(value), [])
+            }
+            current?.items.append(object)
+        }
+        if let current { sections.append(ListSnapshot.Section(id: current.id, name: current.name, items: current.items)) }
+        return sections
+    }
+}
+
+extension DatabaseValue {
+    /// SQLite's order of two values with the BINARY collation: NULL, then numbers by value, then text
+    /// and blobs by their bytes. Negative, zero or positive, like `memcmp`.
+    func sqliteOrder(_ other: DatabaseValue) -> Int {
+        func rank(_ value: DatabaseValue) -> Int {
+            switch value {
+            case .null: 0
+            case .integer, .real: 1
+            case .text: 2
+            case .blob: 3
+            }
+        }
+        let (left, right) = (rank(self), rank(other))
+        if left != right { return left < right ? -1 : 1 }
+        switch (self, other) {
+        case (.integer(let a), .integer(let b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case (.integer(let a), .real(let b)): return Double(a) == b ? 0 : (Double(a) < b ? -1 : 1)
+        case (.real(let a), .integer(let b)): return a == Double(b) ? 0 : (a < Double(b) ? -1 : 1)
+        case (.real(let a), .real(let b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case (.text(let a), .text(let b)): return Self.compareBytes(Array(a.utf8), Array(b.utf8))
+        case (.blob(let a), .blob(let b)): return Self.compareBytes(Array(a), Array(b))
+        default: return 0
+        }
+    }
+
+    private static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+}

@@ -1,0 +1,171 @@
+/// The state of one shared observation, as a pure value: what consumers wait for, whether a fetch runs,
+/// which changes arrived meanwhile. Every event returns the actions to perform outside the lock.
+///
+/// - One fetch at a time: changes that arrive while a fetch runs are coalesced into the next one.
+/// - Consumers only ever receive the newest value: a slow consumer skips stale ones, so nothing grows.
+/// - With no consumer left the observation deactivates and forgets its value; a fetch that completes
+///   after that is dropped (its epoch is stale).
+struct ObservationStateMachine<Value: Sendable> {
+    typealias Continuation = CheckedContinuation<Value?, any Error>
+
+    struct Actions {
+        /// Register with the observation center.
+        var activate = false
+        /// Unregister from the observation center.
+        var deactivate = false
+        /// Start a fetch from the previous value and the changes since (nil: fetch everything).
+        var fetch: (epoch: Int, previous: Value?, changes: [ChangeSet]?)?
+        /// Continuations to resume.
+        var resume: [(Continuation, Result<Value?, any Error>)] = []
+    }
+
+    private struct Consumer {
+        var delivered = 0
+        var waiting: Continuation?
+    }
+
+    private enum Fetching {
+        case idle
+        case running(dirty: Bool)
+    }
+
+    private var consumers: [UInt64: Consumer] = [:]
+    private var nextConsumer: UInt64 = 0
+    private var value: Value?
+    private var generation = 0
+    private var fetching = Fetching.idle
+    private var pending: [ChangeSet] = []
+    private var pendingOverflow = false
+    private var failure: (any Error)?
+    private var epoch = 0
+    private(set) var isActive = false
+    /// How many fetches were started, for tests of coalescing and relevance.
+    private(set) var fetchCount = 0
+
+    /// The most changes kept for an incremental fetch; beyond it the next fetch reads everything.
+    private static var pendingLimit: Int { 64 }
+
+    var consumerCount: Int { consumers.count }
+
+    mutating func addConsumer() -> (UInt64, Actions) {
+        let id = nextConsumer
+        nextConsumer += 1
+        consumers[id] = Consumer()
+        var actions = Actions()
+        if !isActive {
+            isActive = true
+            epoch += 1
+            value = nil
+            generation = 0
+            failure = nil
+            pending = []
+            pendingOverflow = false
+            actions.activate = true
+            fetching = .running(dirty: false)
+            fetchCount += 1
+            actions.fetch = (epoch, nil, nil)
+        }
+        return (id, actions)
+    }
+
+    mutating func next(_ id: UInt64, _ continuation: Continuation) -> Actions {
+        var actions = Actions()
+        guard var consumer = consumers[id] else {
+            actions.resume.append((continuation, .success(nil)))
+            return actions
+        }
+        if let failure {
+            consumers[id] = nil
+            actions.resume.append((continuation, .failure(failure)))
+            return actions
+        }
+        if generation > consumer.delivered, let value {
+            consumer.delivered = generation
+            consumers[id] = consumer
+            actions.resume.append((continuation, .success(value)))
+            return actions
+        }
+        consumer.waiting = continuation
+        consumers[id] = consumer
+        return actions
+    }
+
+    mutating func removeConsumer(_ id: UInt64) -> Actions {
+        var actions = Actions()
+        guard let consumer = consumers.removeValue(forKey: id) else { return actions }
+        if let waiting = consumer.waiting {
+            actions.resume.append((waiting, .success(nil)))
+        }
+        if consumers.isEmpty, isActive {
+            isActive = false
+            epoch += 1
+            value = nil
+            pending = []
+            fetching = .idle
+            actions.deactivate = true
+        }
+        return actions
+    }
+
+    mutating func changeArrived(_ changes: ChangeSet) -> Actions {
+        var actions = Actions()
+        guard isActive, failure == nil else { return actions }
+        switch fetching {
+        case .idle:
+            fetching = .running(dirty: false)
+            fetchCount += 1
+            actions.fetch = (epoch, value, [changes])
+        case .running:
+            fetching = .running(dirty: true)
+            if pending.count < Self.pendingLimit {
+                pending.append(changes)
+            } else {
+                pendingOverflow = true
+            }
+        }
+        return actions
+    }
+
+    /// A fetch finished. A value equal to the current one (per `isDuplicate`) is not delivered again.
+    mutating func fetchCompleted(
+        epoch completedEpoch: Int, _ result: Result<Value, any Error>, isDuplicate: (Value, Value) -> Bool
+    ) -> Actions {
+        var actions = Actions()
+        guard completedEpoch == epoch, isActive else { return actions }
+        switch result {
+        case .success(let newValue) where value.map({ isDuplicate($0, newValue) }) == true:
+            value = newValue
+        case .success(let newValue):
+            value = newValue
+            generation += 1
+            for (id, var consumer) in consumers {
+                if let waiting = consumer.waiting {
+                    consumer.waiting = nil
+                    consumer.delivered = generation
+                    consumers[id] = consumer
+                    actions.resume.append((waiting, .success(newValue)))
+                }
+            }
+        case .failure(let error):
+            failure = error
+            for (id, consumer) in consumers {
+                if let waiting = consumer.waiting {
+                    consumers[id] = nil
+                    actions.resume.append((waiting, .failure(error)))
+                }
+            }
+            fetching = .idle
+            return actions
+        }
+        if case .running(dirty: true) = fetching {
+            fetching = .running(dirty: false)
+            fetchCount += 1
+            actions.fetch = (epoch, value, pendingOverflow ? nil : pending)
+            pending = []
+            pendingOverflow = false
+        } else {
+            fetching = .idle
+        }
+        return actions
+    }
+}

@@ -1,0 +1,97 @@
+/// An immutable list of objects in sections, as a list publisher delivers it, with the difference from
+/// the snapshot before it.
+///
+/// ```swift
+/// for try await list in stack.listPublisher(From<Person>().sectionBy(\.age).orderBy(.ascending(\.name))) {
+///     for section in list.sections { print(section.name ?? "", section.items.map(\.name)) }
+///     if let diff = list.diff { apply(diff.insertedIDs, diff.deletedIDs, diff.updatedIDs, diff.movedIDs) }
+/// }
+/// ```
+/// Two snapshots are equal when they hold the same sections with the same objects (the diff is not
+/// compared).
+public struct ListSnapshot<E: Entity>: Sendable, Equatable {
+    /// One section: its identifier (the section field's value), display name and objects.
+    public struct Section: Sendable, Hashable, Identifiable {
+        /// The section field's value, written out (empty for `NULL`; the one section of an unsectioned list).
+        public let id: String
+        /// The display name, from the `name` transform of ``From/sectionBy(_:name:)``.
+        public let name: String?
+        /// The objects, in order.
+        public let items: [E]
+    }
+
+    /// The sections, in order. An unsectioned list has one section (when it is not empty).
+    public let sections: [Section]
+    /// The difference from the previous snapshot; `nil` for the first one.
+    public let diff: ListDiff<E>?
+
+    init(sections: [Section], diff: ListDiff<E>?) {
+        self.sections = sections
+        self.diff = diff
+    }
+
+    /// All objects, section after section.
+    public var items: [E] { sections.flatMap(\.items) }
+    /// The IDs of all objects, in order.
+    public var itemIDs: [EntityID<E>] { sections.flatMap { $0.items.map(\.id) } }
+    /// The number of objects.
+    public var count: Int { sections.reduce(0) { $0 + $1.items.count } }
+    /// Whether there are no objects.
+    public var isEmpty: Bool { sections.isEmpty }
+    /// The number of sections.
+    public var numberOfSections: Int { sections.count }
+
+    /// The object at a position.
+    public subscript(index: ListIndex) -> E {
+        sections[index.section].items[index.item]
+    }
+
+    /// The position of an object, if it is in the list.
+    public func index(of id: EntityID<E>) -> ListIndex? {
+        for (sectionIndex, section) in sections.enumerated() {
+            if let item = section.items.firstIndex(where: { $0.id == id }) {
+                return ListIndex(section: sectionIndex, item: item)
+            }
+        }
+        return nil
+    }
+
+    /// The snapshot a diff leads to from this one. For the diff a snapshot carries,
+    /// `previous.applying(snapshot.diff!) == snapshot`.
+    public func applying(_ diff: ListDiff<E>) -> ListSnapshot<E>? {
+        guard let headers = ListDiff<E>.headers(of: self).applying(diff.sections),
+            let items = ListDiff<E>.items(of: self).applying(diff.items)
+        else { return nil }
+        return ListSnapshot.grouping(items, headers: headers, diff: nil)
+    }
+
+    /// Groups consecutive items into the sections of `headers`.
+    static func grouping(_ items: [ListDiff<E>.Item], headers: [ListDiff<E>.SectionHeader], diff: ListDiff<E>?) -> ListSnapshot<E> {
+        var byID: [String: [E]] = [:]
+        for item in items { byID[item.sectionID, default: []].append(item.object) }
+        let sections = headers.map { Section(id: $0.id, name: $0.name, items: byID[$0.id] ?? []) }
+        return ListSnapshot(sections: sections, diff: diff)
+    }
+
+    public static func == (lhs: ListSnapshot<E>, rhs: ListSnapshot<E>) -> Bool {
+        lhs.sections == rhs.sections
+    }
+}
+
+/// A position in a ``ListSnapshot``: a section and an item within it.
+public struct ListIndex: Hashable, Sendable, Comparable {
+    /// The section.
+    public let section: Int
+    /// The item within the section.
+    public let item: Int
+
+    /// A position.
+    public init(section: Int, item: Int) {
+        self.section = section
+        self.item = item
+    }
+
+    public static func < (lhs: ListIndex, rhs: ListIndex) -> Bool {
+        (lhs.section, lhs.item) < (rhs.section, rhs.item)
+    }
+}

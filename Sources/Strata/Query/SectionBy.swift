@@ -1,0 +1,50 @@
+import Foundation
+
+/// How a list publisher groups its objects into sections: by the value of one stored field.
+///
+/// ```swift
+/// stack.listPublisher(From<Person>().sectionBy(\.age) { "Age \($0)" }.orderBy(.ascending(\.name)))
+/// ```
+/// Objects are ordered by the section field first (ascending), then by the fetch's own order.
+public struct SectionBy<E: Entity>: Sendable {
+    let column: Result<ColumnRef, StrataError>
+    let fieldIndex: Int?
+    let name: @Sendable (DatabaseValue) -> String?
+
+    /// The section identifier of a stored value: the text itself, or the number written out; empty
+    /// for `NULL`.
+    static func identifier(of value: DatabaseValue) -> String {
+        switch value {
+        case .null: ""
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): value
+        case .blob(let value): value.base64EncodedString()
+        }
+    }
+}
+
+extension From {
+    /// Groups the objects of a list publisher into sections by a stored field; `name` turns a section's
+    /// value into its display name (the value written out by default).
+    public func sectionBy<V: DatabaseValueConvertible>(
+        _ keyPath: KeyPath<E, V>, name: (@Sendable (V) -> String?)? = nil
+    ) -> From<E> {
+        var copy = self
+        let column = ColumnResolver.column(for: keyPath)
+        var index: Int?
+        if case .field(let field) = E.member(for: keyPath) { index = field }
+        copy.sections = SectionBy(
+            column: index == nil && (try? column.get()) != nil
+                ? .failure(StrataError(
+                    .unsupportedQuery, "Sections can only be made from a stored field of \(E.self).",
+                    entity: E.entityDescription.name))
+                : column,
+            fieldIndex: index,
+            name: { value in
+                if let name, let typed = V(databaseValue: value) { return name(typed) }
+                return value.isNull ? nil : SectionBy<E>.identifier(of: value)
+            })
+        return copy
+    }
+}

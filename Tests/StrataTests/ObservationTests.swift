@@ -1,0 +1,319 @@
+import Foundation
+import Observation
+import Testing
+@testable import Strata
+
+@Suite("Object and count publishers", .timeLimit(.minutes(1)))
+struct ObjectPublisherTests {
+    @Test("an object publisher yields the current object, every change, then nil once it is deleted")
+    func objectLifecycle() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        var iterator = stack.objectPublisher(person).makeAsyncIterator()
+        #expect(try await iterator.next()??.name == "Ada")
+        try await stack.perform { tx in try tx.edit(person) { $0.age = 37 } }
+        #expect(try await iterator.next()??.age == 37)
+        try await stack.perform { tx in try tx.delete(person) }
+        let deleted = try await iterator.next()
+        #expect(deleted != nil && deleted! == nil)
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test("an object that does not exist yields nil and ends")
+    func missingObject() async throws {
+        let (stack, _) = try await makeStack()
+        var iterator = stack.objectPublisher(EntityID<Person>(rawValue: 42)).makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect(first != nil && first! == nil)
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test("the fields variant yields only when chosen fields change, with the fields that did")
+    func fieldsVariant() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        var iterator = stack.objectPublisher(person.id, fields: \.age, \.email).makeAsyncIterator()
+        #expect(try await iterator.next()?.changedFields == [])
+        try await stack.perform { tx in try tx.edit(person) { $0.name = "Not observed" } }
+        try await stack.perform { tx in try tx.edit(person) { $0.age = 5; $0.email = "a@b.c" } }
+        let change = try #require(try await iterator.next())
+        #expect(change.changedFields == ["age", "email"])
+        #expect(change.object?.name == "Not observed")
+        try await stack.perform { tx in try tx.delete(person) }
+        #expect(try await iterator.next()?.object == nil)
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test("a count publisher yields the count, then a new one after relevant commits")
+    func countPublisher() async throws {
+        let (stack, _) = try await makeStack()
+        var iterator = stack.countPublisher(From<Person>().where(\.age >= 18)).makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.age = 30 } }
+        #expect(try await iterator.next() == 1)
+        // A commit that leaves the count as it is yields nothing; the next change comes through.
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.age = 3 } }
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.age = 40 } }
+        #expect(try await iterator.next() == 2)
+    }
+}
+
+@Suite("List publishers", .timeLimit(.minutes(1)))
+struct ListPublisherTests {
+    @Test("a list publisher delivers sections with names, items, IDs, counts and index paths")
+    func sections() async throws {
+        let stack = try await makeItemStack(sampleItems)
+        let publisher = stack.listPublisher(
+            From<Item>().sectionBy(\.flag) { $0 ? "Flagged" : "Plain" }.where(\.age > 20).orderBy(.ascending(\.name)))
+        var iterator = publisher.makeAsyncIterator()
+        let list = try #require(try await iterator.next())
+        #expect(list.sections.map(\.id) == ["0", "1"])
+        #expect(list.sections.map(\.name) == ["Plain", "Flagged"])
+        #expect(list.sections[0].items.map(\.name) == ["Grace", "Margaret", "alan"])
+        #expect(list.sections[1].items.map(\.name) == ["Ada", "Édith"])
+        #expect(list.count == 5 && list.numberOfSections == 2)
+        #expect(list[ListIndex(section: 1, item: 1)].name == "Édith")
+        #expect(list.index(of: list.itemIDs[2]) == ListIndex(section: 0, item: 2))
+        #expect(list.diff == nil)
+    }
+
+    @Test("each snapshot's diff leads from the previous snapshot to it, and names what changed")
+    func diffs() async throws {
+        let stack = try await makeItemStack(sampleItems)
+        var iterator = stack.listPublisher(From<Item>().sectionBy(\.flag).orderBy(.ascending(\.age))).makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        let linus = try #require(first.items.first { $0.name == "Linus" })
+        let grace = try #require(first.items.first { $0.name == "Grace" })
+        let ada = try #require(first.items.first { $0.name == "Ada" })
+        let new = try await stack.perform { tx in
+            try tx.edit(linus) { $0.age = 99 }                 // moves within its section
+            try tx.edit(grace) { $0.flag = true }              // moves to another section
+            try tx.delete(ada)
+            return try tx.create(Into<Item>()) { $0.name = "New"; $0.age = 1 }
+        }
+        let second = try #require(try await iterator.next())
+        let diff = try #require(second.diff)
+        #expect(first.applying(diff) == second)
+        #expect(diff.insertedIDs == [new.id])
+        #expect(diff.deletedIDs == [ada.id])
+        #expect(diff.updatedIDs == [linus.id, grace.id])
+    }
+
+    @Test("random commits: every diff applied to the previous snapshot gives the next, which matches the store",
+          .timeLimit(.minutes(1)))
+    func randomizedDiffs() async throws {
+        var rng = SeededGenerator(state: 2026)
+        let stack = try await makeItemStack([])
+        let from = From<Item>().sectionBy(\.age).where(\.score < 8).orderBy(.descending(\.name))
+        var iterator = stack.listPublisher(from).makeAsyncIterator()
+        var previous = try #require(try await iterator.next())
+        for round in 0..<60 {
+            let seed = rng.next()
+            try await stack.perform { tx in
+                var local = SeededGenerator(state: seed)
+                let existing = try tx.fetchAll(From<Item>())
+                for _ in 0..<Int.random(in: 1...4, using: &local) {
+                    switch Int.random(in: 0..<4, using: &local) {
+                    case 0, 1:
+                        try tx.create(Into<Item>()) {
+                            $0.name = ["a", "b", "c", "d", "e"].randomElement(using: &local)!
+                            $0.age = Int.random(in: 0...3, using: &local)
+                            $0.score = Double(Int.random(in: 0...10, using: &local))
+                        }
+                    case 2:
+                        if let victim = existing.randomElement(using: &local) { try tx.delete(victim) }
+                    default:
+                        if let target = existing.randomElement(using: &local) {
+                            _ = try? tx.edit(target) {
+                                $0.age = Int.random(in: 0...3, using: &local)
+                                $0.score = Double(Int.random(in: 0...10, using: &local))
+                                $0.name = ["a", "b", "c", "d", "e"].randomElement(using: &local)!
+                            }
+                        }
+                    }
+                }
+            }
+            let expected = try await stack.fetchAll(
+                From<Item>().where(\.score < 8).orderBy(.ascending(\.age) + .descending(\.name) + .ascending(\.id)))
+            // Pull snapshots until the publisher catches up with this commit; check every diff on the way.
+            while previous.items != expected {
+                let next = try #require(try await iterator.next())
+                let diff = try #require(next.diff, "round \(round)")
+                #expect(previous.applying(diff) == next, "round \(round)")
+                #expect(next.sections.allSatisfy { section in section.items.allSatisfy { String($0.age) == section.id } })
+                previous = next
+            }
+        }
+    }
+
+    @Test("a one-row change in a long list re-reads only that row")
+    func incremental() async throws {
+        let stack = try await DataStack(itemSchema)
+        try await stack.perform { tx in
+            for index in 0..<2_000 { try tx.create(Into<Item>()) { $0.name = "n\(index)"; $0.age = index % 50 } }
+        }
+        let publisher = stack.listPublisher(From<Item>().orderBy(.ascending(\.age)))
+        var iterator = publisher.makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        let target = first.items[10]
+        try await stack.perform { tx in try tx.edit(target) { $0.age = 49 } }
+        let second = try #require(try await iterator.next())
+        #expect(second.diff?.updatedIDs == [target.id])
+        let expected = try await stack.fetchIDs(From<Item>().orderBy(.ascending(\.age) + .ascending(\.id)))
+        #expect(second.items.map(\.id) == expected)
+        #expect(publisher.statistics.full == 1)
+        #expect(publisher.statistics.incremental == 1)
+    }
+}
+
+@Suite("Observation under load", .timeLimit(.minutes(1)))
+struct ObservationLoadTests {
+    @Test("consumers of one publisher share one fetch per relevant commit")
+    func sharedFetch() async throws {
+        let (stack, _) = try await makeStack()
+        let publisher = stack.countPublisher(From<Person>())
+        var first = publisher.makeAsyncIterator()
+        var second = publisher.makeAsyncIterator()
+        #expect(try await first.next() == 0)
+        #expect(try await second.next() == 0)
+        try await stack.perform { tx in try tx.create(Into<Person>()) }
+        #expect(try await first.next() == 1)
+        #expect(try await second.next() == 1)
+        #expect(publisher.core.fetchCount == 2)
+    }
+
+    @Test("a commit to another entity costs a publisher nothing")
+    func irrelevantCommit() async throws {
+        let (stack, _) = try await makeStack()
+        let people = stack.listPublisher(From<Person>())
+        let counters = stack.countPublisher(From<Counter>())
+        var peopleIterator = people.makeAsyncIterator()
+        var countersIterator = counters.makeAsyncIterator()
+        _ = try await peopleIterator.next()
+        _ = try await countersIterator.next()
+        try await stack.perform { tx in try tx.create(Into<Counter>()) { $0.key = "x" } }
+        // The counter publisher saw the commit, so it was dispatched to every observer by now.
+        #expect(try await countersIterator.next() == 1)
+        #expect(people.core.fetchCount == 1)
+        #expect(counters.core.fetchCount == 2)
+    }
+
+    @Test("a slow consumer gets the newest snapshot, and bursts of commits are coalesced")
+    func slowConsumerAndCoalescing() async throws {
+        var configuration = DataStack.Configuration()
+        configuration.maximumReaderCount = 1
+        let (stack, _) = try await makeStack(configuration: configuration)
+        let publisher = stack.countPublisher(From<Person>())
+        var iterator = publisher.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        // Hold the only reader, so that the publisher's fetch waits while 20 commits land.
+        let (holding, holdingContinuation) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let blocker = Task {
+            try await stack.read { _ in
+                holdingContinuation.yield()
+                release.wait()
+            }
+        }
+        for await _ in holding { break }
+        for _ in 0..<20 {
+            try await stack.perform { tx in try tx.create(Into<Person>()) }
+        }
+        release.signal()
+        try await blocker.value
+        var latest = try #require(try await iterator.next())
+        while latest < 20 { latest = try #require(try await iterator.next()) }
+        #expect(latest == 20)
+        #expect(publisher.core.fetchCount <= 3)
+    }
+
+    @Test("cancelling the consuming task ends the iteration and releases the publisher")
+    func cancellation() async throws {
+        let (stack, _) = try await makeStack()
+        let publisher = stack.listPublisher(From<Person>())
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let consumer = Task {
+            var received = 0
+            for try await _ in publisher {
+                received += 1
+                startedContinuation.yield()
+            }
+            return received
+        }
+        for await _ in started { break }
+        #expect(stack.observation.observerCount == 1)
+        consumer.cancel()
+        #expect(try await consumer.value == 1)
+        #expect(publisher.core.consumerCount == 0)
+        #expect(!publisher.core.isActive)
+        #expect(stack.observation.observerCount == 0)
+    }
+
+    @Test("a publisher nobody consumes does no work")
+    func idlePublisher() async throws {
+        let (stack, _) = try await makeStack()
+        let publisher = stack.listPublisher(From<Person>())
+        try await stack.perform { tx in try tx.create(Into<Person>()) }
+        #expect(publisher.core.fetchCount == 0)
+        #expect(stack.observation.observerCount == 0)
+        #expect(stack.feed.subscriberCount == 0)
+    }
+
+    @Test("a commit by a second DataStack on the same file reaches the publishers")
+    func externalChanges() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        var configuration = DataStack.Configuration()
+        configuration.externalChangePollInterval = .milliseconds(10)
+        let observed = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        let other = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        var iterator = observed.countPublisher(From<Person>()).makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        try await other.perform { tx in try tx.create(Into<Person>()) }
+        #expect(try await iterator.next() == 1)
+    }
+
+    @Test("relationship changes reach a list filtered through the related entity")
+    func relationshipDependencies() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let owner = try await stack.perform { tx in try tx.create(Into<Owner>()) { $0.name = "Ada" } }
+        var iterator = stack.listPublisher(From<Owner>().where(.any(\.critters, \.age > 5))).makeAsyncIterator()
+        #expect(try await iterator.next()?.isEmpty == true)
+        let critter = try await stack.perform { tx in try tx.create(Into<Critter>()) { $0.age = 1; $0.owner = owner.id } }
+        try await stack.perform { tx in try tx.edit(critter) { $0.age = 9 } }
+        var list = try #require(try await iterator.next())
+        while list.isEmpty { list = try #require(try await iterator.next()) }
+        #expect(list.items.map(\.id) == [owner.id])
+        #expect(list.items[0].oldest == 9)
+    }
+}
+
+@Suite("Observable holders", .timeLimit(.minutes(1)))
+@MainActor
+struct ObservableStateTests {
+    /// Waits until an observed property changes.
+    func change(_ read: @escaping () -> Void) async {
+        await withCheckedContinuation { continuation in
+            withObservationTracking(read) { continuation.resume() }
+        }
+    }
+
+    @Test("ListState and ObjectState keep the latest snapshots for UI code")
+    func holders() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        let list = ListState(stack.listPublisher(From<Person>().orderBy(.ascending(\.name))))
+        let object = ObjectState(stack.objectPublisher(person))
+        while list.snapshot == nil { await change { _ = list.snapshot } }
+        while object.object == nil { await change { _ = object.object } }
+        #expect(list.snapshot?.items.map(\.name) == ["Ada"])
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Grace" } }
+        while list.snapshot?.count != 2 { await change { _ = list.snapshot } }
+        #expect(list.snapshot?.items.map(\.name) == ["Ada", "Grace"])
+        try await stack.perform { tx in try tx.delete(person) }
+        while !object.isDeleted { await change { _ = object.isDeleted } }
+        #expect(object.object == nil)
+        list.stop()
+        object.stop()
+    }
+}
