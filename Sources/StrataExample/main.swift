@@ -65,4 +65,23 @@ let (people, teams) = try await stack.read { context in
     (try context.fetchCount(From<Person>()), try context.fetchCount(From<Team>()))
 }
 print("The store now holds \(people) people and \(teams) team(s)")
+
+// Observation: a count publisher yields the current count, then a new one after each commit.
+let watcher = Task {
+    var seen: [Int] = []
+    for try await count in stack.countPublisher(From<Person>()) {
+        seen.append(count)
+        if count >= people + 2 { break }
+    }
+    return seen
+}
+for name in ["Katherine", "Dorothy"] {
+    try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = name; $0.age = 30 } }
+}
+print("Counts seen by a publisher while two people were added: \(try await watcher.value)")
+
+// Aggregates: one query, grouped.
+let byAge = try await stack.queryAttributes(
+    From<Person>().select(.attribute(\.age), .count(\.id)).groupBy(\.age).orderBy(.ascending(\.age)))
+print("People per age: \(byAge.map { "\($0["age", as: Int.self] ?? 0): \($0["count(id)", as: Int.self] ?? 0)" }.joined(separator: ", "))")
 await stack.close()

@@ -172,3 +172,46 @@ struct ReadmeExamplesTests {
         #expect(try await stack.fetchCount(From<Pet>()) == 0)
     }
 }
+
+// MARK: - Observation snippets
+//
+// These loops run until their task is cancelled, so they are compiled here (keeping the README's code
+// true) and their behaviour is tested in Tests/StrataTests/ObservationTests.swift.
+
+/// A stand-in for a server's client connection in the README's forwarding example.
+protocol ClientConnection: Sendable {
+    func send(_ names: [String]) async throws
+}
+
+func readmeObservationSnippets(stack: DataStack, ada: Person) async throws {
+    // One object: nil once it is deleted, then the sequence ends.
+    for try await person in stack.objectPublisher(ada.id) {
+        guard let person else { break }
+        print(person.name)
+    }
+
+    // Only when chosen fields change, with the fields that did.
+    for try await change in stack.objectPublisher(ada.id, fields: \.age, \.email) {
+        print(change.changedFields)                   // ["age"]
+    }
+
+    // A sectioned list, each snapshot with its diff from the previous one.
+    for try await list in stack.listPublisher(From<Person>().sectionBy(\.age) { "Age \($0)" }.orderBy(.ascending(\.name))) {
+        for section in list.sections { print(section.name ?? "", section.items.map(\.name)) }
+        if let diff = list.diff { print(diff.insertedIDs, diff.deletedIDs, diff.updatedIDs, diff.movedIDs) }
+    }
+
+    // A count.
+    for try await adults in stack.countPublisher(From<Person>().where(\.age >= 18)) { print(adults) }
+}
+
+func streamPeople(to client: some ClientConnection, stack: DataStack) async throws {
+    for try await list in stack.listPublisher(From<Person>().orderBy(.ascending(\.name))) {
+        try await client.send(list.items.map(\.name))   // each client gets the newest list, never a backlog
+    }
+}
+
+@MainActor
+func readmeListState(stack: DataStack) -> ListState<Person> {
+    ListState(stack.listPublisher(From<Person>().orderBy(.ascending(\.name))))
+}
