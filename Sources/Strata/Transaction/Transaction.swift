@@ -51,9 +51,10 @@ public final class Transaction: ReadContext {
                 .invalidEdit, "The ID of a new \(E.self) is assigned by the store; don't set it in create.",
                 entity: entity.description.name, field: "id")
         }
-        for toOne in store.graph.toOne[entity.description.name] ?? [] {
-            if case .integer(let target) = FieldEncoder.values(of: object)[toOne.fieldIndex] {
-                try checkTarget(toOne, target)
+        if let toOnes = store.graph.toOne[entity.description.name], !toOnes.isEmpty {
+            let values = FieldEncoder.values(of: object)
+            for toOne in toOnes {
+                if case .integer(let target) = values[toOne.fieldIndex] { try checkTarget(toOne, target) }
             }
         }
         let statement = try connection.cachedStatement(entity.insert)

@@ -12,6 +12,10 @@ final class StoreContext: Sendable {
     let graph: SchemaGraph
     let builder: QueryBuilder
     private let entities: [String: EntitySQL]
+    /// The same, by Swift type, for the hot path.
+    private let entitiesByType: [ObjectIdentifier: EntitySQL]
+    /// The entities whose objects take part in relationships (as source or target).
+    private let related: Set<String>
 
     init(schema: Schema) throws(StrataError) {
         let graph = try SchemaGraph(schema: schema)
@@ -28,17 +32,30 @@ final class StoreContext: Sendable {
                 deleteByID: builder.deleteByID(description))
         }
         self.entities = entities
+        var byType: [ObjectIdentifier: EntitySQL] = [:]
+        for (type, description) in zip(schema.entityTypes, schema.entities) {
+            byType[type] = entities[description.name]
+        }
+        self.entitiesByType = byType
+        var related: Set<String> = []
+        for relationships in graph.toMany.values {
+            for relationship in relationships { related.formUnion([relationship.source, relationship.target]) }
+        }
+        for relationships in graph.toOne.values {
+            for relationship in relationships { related.formUnion([relationship.source, relationship.target]) }
+        }
+        self.related = related
     }
 
-    /// Whether deleting objects of an entity involves relationships (its own or others' pointing at it).
+    /// Whether objects of an entity take part in relationships (their own or others' pointing at them),
+    /// so that writes must keep them stored and deletes must apply rules.
     func hasRelationships(_ entity: String) -> Bool {
-        !(graph.toMany[entity] ?? []).isEmpty || !(graph.toOne[entity] ?? []).isEmpty
-            || graph.toMany.values.contains { $0.contains { $0.target == entity } }
-            || graph.toOne.values.contains { $0.contains { $0.target == entity } }
+        related.contains(entity)
     }
 
     /// The prepared SQL of an entity, or an error when the entity is not part of the schema.
     func entity<E: Entity>(_ type: E.Type) throws(StrataError) -> EntitySQL {
+        if let entity = entitiesByType[ObjectIdentifier(type)] { return entity }
         let name = E.entityDescription.name
         guard let entity = entities[name] else {
             throw StrataError(
