@@ -108,6 +108,21 @@ struct SQLiteLayerTests {
         #expect(count.value(at: 0) == .integer(2))
     }
 
+    @Test("the statement cache stays bounded and keeps the statements in use")
+    func boundedCache() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(path: directory.path("bounded.sqlite"), options: Connection.Options())
+        let kept = try connection.cachedStatement("SELECT 0")
+        for index in 1...1_000 {
+            let statement = try connection.cachedStatement("SELECT \(index)")
+            _ = try statement.step()
+            #expect(statement.value(at: 0) == .integer(Int64(index)))
+            if index.isMultiple(of: 10) { _ = try connection.cachedStatement("SELECT 0") }
+        }
+        #expect(connection.cachedStatementCount <= Connection.cacheCapacity)
+        #expect(try connection.cachedStatement("SELECT 0") === kept)
+    }
+
     @Test("a SQLite error carries the primary and extended codes, the message and the SQL")
     func errorCarriesCodes() throws {
         let directory = try TemporaryDirectory()

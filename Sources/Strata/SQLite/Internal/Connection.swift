@@ -24,6 +24,7 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var cache: [String: Statement] = [:]
+    private var useCount: UInt64 = 0
     private(set) var isClosed = false
 
     /// Opens (and, unless read-only, creates) a database.
@@ -123,13 +124,31 @@ final class Connection {
     @usableFromInline
     func cachedStatement(_ sql: String) throws(StrataError) -> Statement {
         if isClosed { throw Connection.closedError }
+        useCount &+= 1
         if let statement = cache[sql] {
             statement.reset()
+            statement.lastUse = useCount
             return statement
         }
+        if cache.count >= Self.cacheCapacity { evictLeastRecentlyUsed() }
         let statement = try Statement(connection: self, sql: sql)
+        statement.lastUse = useCount
         cache[sql] = statement
         return statement
+    }
+
+    /// The most statements kept prepared. Filters with `IN` lists of many lengths make many SQL texts;
+    /// the cache keeps the ones in use and finalizes the rest.
+    static var cacheCapacity: Int { 256 }
+
+    /// The number of cached statements.
+    var cachedStatementCount: Int { cache.count }
+
+    /// Drops the least recently used quarter of the cache. A statement still in use stays alive until its
+    /// user releases it.
+    private func evictLeastRecentlyUsed() {
+        let victims = cache.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(Self.cacheCapacity / 4)
+        for (sql, _) in victims { cache[sql] = nil }
     }
 
     /// A prepared statement that is not cached (for SQL that runs once).

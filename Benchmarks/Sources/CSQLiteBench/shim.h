@@ -1,0 +1,4 @@
+#ifndef STRATA_BENCHMARKS_CSQLITE_SHIM_H
+#define STRATA_BENCHMARKS_CSQLITE_SHIM_H
+#include <sqlite3.h>
+#endif

@@ -1,0 +1,4 @@
+import CSQLiteBench
+import GRDB
+import Strata
+print(sqlite3_libversion_number())
