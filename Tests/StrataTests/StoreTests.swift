@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Strata
 
@@ -27,6 +28,23 @@ struct StoreTests {
         #expect(foreignKeys == .integer(1))
         #expect(synchronous == .integer(1))  // NORMAL
         withExtendedLifetime(directory) {}
+    }
+
+    @Test("a statement trace sees every statement's SQL, and never a value")
+    func statementTrace() async throws {
+        final class Lines: Sendable {
+            let lines = Mutex<[String]>([])
+        }
+        let lines = Lines()
+        var configuration = DataStack.Configuration()
+        configuration.statementTrace = { sql in lines.lines.withLock { $0.append(sql) } }
+        let (stack, _) = try await makeStack(configuration: configuration)
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Secret Name" } }
+        _ = try await stack.fetchAll(From<Person>().where(\.name == "Secret Name"))
+        let traced = lines.lines.withLock { $0 }
+        #expect(traced.contains { $0.hasPrefix("INSERT INTO \"Person\"") })
+        #expect(traced.contains { $0.hasPrefix("SELECT") && $0.contains("WHERE") })
+        #expect(!traced.contains { $0.contains("Secret Name") })
     }
 
     @Test("every in-memory stack has a database of its own, removed when the stack closes")

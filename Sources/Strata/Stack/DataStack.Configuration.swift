@@ -18,6 +18,9 @@ extension DataStack {
         /// another `DataStack` on the same file), through SQLite's `PRAGMA data_version`; `nil` turns the
         /// check off. Default: every 250 ms, and only while some publisher is being iterated.
         public var externalChangePollInterval: Duration? = .milliseconds(250)
+        /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
+        /// are bound parameters and never appear in it. For debugging and logging; keep it fast.
+        public var statementTrace: (@Sendable (String) -> Void)?
 
         /// The default configuration, logging to a `Logger` labelled "strata".
         public init(

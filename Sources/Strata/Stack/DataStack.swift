@@ -51,6 +51,7 @@ public final class DataStack: Sendable {
         var options = Connection.Options()
         options.busyTimeoutMilliseconds = Int32(clamping: milliseconds)
         options.synchronous = (configuration.synchronous ?? location.defaultSynchronous).connectionValue
+        options.trace = configuration.statementTrace
         let store = try StoreContext(schema: schema)
         let feed = CommitFeed()
         self.schema = schema

@@ -14,6 +14,8 @@ final class Connection {
         var walMode = true
         var busyTimeoutMilliseconds: Int32 = 5_000
         var synchronous: Synchronous = .normal
+        /// Called with the SQL of every statement this connection runs (values are never included).
+        var trace: (@Sendable (String) -> Void)?
     }
 
     /// SQLite's `synchronous` setting.
@@ -24,6 +26,7 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var cache: [String: Statement] = [:]
+    private var traceBox: Unmanaged<TraceBox>?
     private var useCount: UInt64 = 0
     private(set) var isClosed = false
 
@@ -48,6 +51,16 @@ final class Connection {
         Collation.register(on: db)
         self.handle = db
         self.path = path
+        if let trace = options.trace {
+            let box = Unmanaged.passRetained(TraceBox(trace))
+            traceBox = box
+            sqlite3_trace_v2(db, UInt32(SQLITE_TRACE_STMT), { _, context, _, sql in
+                guard let context, let sql else { return 0 }
+                let text = String(cString: sql.assumingMemoryBound(to: CChar.self))
+                Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue().trace(text)
+                return 0
+            }, box.toOpaque())
+        }
         do throws(StrataError) {
             sqlite3_busy_timeout(db, options.busyTimeoutMilliseconds)
             // Reading the schema here surfaces "not a database" before anything is written.
@@ -88,7 +101,10 @@ final class Connection {
         guard !isClosed else { return }
         isClosed = true
         cache.removeAll()
+        sqlite3_trace_v2(handle, 0, nil, nil)
         sqlite3_close_v2(handle)
+        traceBox?.release()
+        traceBox = nil
     }
 
     static let closedError = StrataError(
@@ -244,6 +260,15 @@ struct InterruptHandle: @unchecked Sendable {
 
     func interrupt() {
         sqlite3_interrupt(handle)
+    }
+}
+
+/// Holds a trace closure for SQLite's C callback.
+final class TraceBox: Sendable {
+    let trace: @Sendable (String) -> Void
+
+    init(_ trace: @escaping @Sendable (String) -> Void) {
+        self.trace = trace
     }
 }
 
