@@ -22,7 +22,8 @@ let package = Package(
         .executable(name: "strata-benchmarks", targets: ["StrataBenchmarks"]),
     ],
     dependencies: [
-        .package(path: ".."),
+        // Named, because a path dependency is otherwise known by its folder name, which varies by clone.
+        .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [

@@ -10,8 +10,12 @@ final class ObservationCore<Value: Sendable>: Sendable {
     private let isRelevant: @Sendable (ChangeSet) -> Bool
     private let fetch: Fetch
     private let isDuplicate: @Sendable (Value, Value) -> Bool
-    private let machine = Mutex(ObservationStateMachine<Value>())
-    private let registration = Mutex<UInt64?>(nil)
+    private struct State {
+        var machine = ObservationStateMachine<Value>()
+        var registration: UInt64?
+    }
+
+    private let state = Mutex(State())
 
     init(
         center: ObservationCenter, isRelevant: @escaping @Sendable (ChangeSet) -> Bool,
@@ -24,20 +28,24 @@ final class ObservationCore<Value: Sendable>: Sendable {
     }
 
     /// How many fetches ran, for tests.
-    var fetchCount: Int { machine.withLock { $0.fetchCount } }
+    var fetchCount: Int { state.withLock { $0.machine.fetchCount } }
     /// How many consumers are attached.
-    var consumerCount: Int { machine.withLock { $0.consumerCount } }
+    var consumerCount: Int { state.withLock { $0.machine.consumerCount } }
     /// Whether the observation is registered and working.
-    var isActive: Bool { machine.withLock { $0.isActive } }
+    var isActive: Bool { state.withLock { $0.machine.isActive } }
 
     func addConsumer() -> UInt64 {
-        let (id, actions) = machine.withLock { $0.addConsumer() }
-        perform(actions)
+        var id: UInt64 = 0
+        update { machine in
+            let (consumer, actions) = machine.addConsumer()
+            id = consumer
+            return actions
+        }
         return id
     }
 
     func removeConsumer(_ id: UInt64) {
-        perform(machine.withLock { $0.removeConsumer(id) })
+        update { $0.removeConsumer(id) }
     }
 
     /// The next value for a consumer: at once when it has not seen the newest one, otherwise when the
@@ -45,25 +53,29 @@ final class ObservationCore<Value: Sendable>: Sendable {
     func next(_ id: UInt64) async throws -> Value? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                perform(machine.withLock { $0.next(id, continuation) })
+                update { $0.next(id, continuation) }
             }
         } onCancel: {
             removeConsumer(id)
         }
     }
 
-    private func perform(_ actions: ObservationStateMachine<Value>.Actions) {
-        if actions.activate {
-            let id = center.register(ObservationCenter.Observer(
-                isRelevant: isRelevant,
-                notify: { [weak self] changes in self?.changeArrived(changes) }))
-            registration.withLock { $0 = id }
-        }
-        if actions.deactivate, let id = registration.withLock({ registration in
-            defer { registration = nil }
-            return registration
-        }) {
-            center.unregister(id)
+    /// Runs an event through the state machine. Registration with the center happens under the lock, so
+    /// activation and deactivation can never cross; fetches and resumptions run outside it. (The center
+    /// never calls back into a core while it holds its own lock, so the lock order is safe.)
+    private func update(_ event: (inout ObservationStateMachine<Value>) -> ObservationStateMachine<Value>.Actions) {
+        let actions = state.withLock { state in
+            let actions = event(&state.machine)
+            if actions.activate {
+                state.registration = center.register(ObservationCenter.Observer(
+                    isRelevant: isRelevant,
+                    notify: { [weak self] changes in self?.changeArrived(changes) }))
+            }
+            if actions.deactivate, let registration = state.registration {
+                state.registration = nil
+                center.unregister(registration)
+            }
+            return actions
         }
         if let (epoch, previous, changes) = actions.fetch {
             let fetch = self.fetch
@@ -76,7 +88,7 @@ final class ObservationCore<Value: Sendable>: Sendable {
                 }
                 guard let self else { return }
                 let isDuplicate = self.isDuplicate
-                self.perform(self.machine.withLock { $0.fetchCompleted(epoch: epoch, result, isDuplicate: isDuplicate) })
+                self.update { $0.fetchCompleted(epoch: epoch, result, isDuplicate: isDuplicate) }
             }
         }
         for (continuation, result) in actions.resume {
@@ -85,7 +97,7 @@ final class ObservationCore<Value: Sendable>: Sendable {
     }
 
     private func changeArrived(_ changes: ChangeSet) {
-        perform(machine.withLock { $0.changeArrived(changes) })
+        update { $0.changeArrived(changes) }
     }
 }
 
