@@ -165,6 +165,7 @@ struct ReadmeExamplesTests {
         let pets: [Pet] = try await stack.fetchExisting(owner.pets)
         #expect(Set(pets.map(\.name)) == ["Rex", "Tom"])
         #expect(try await stack.fetchCount(From<Pet>().where(.related(\.owner, \.name == "Ada"))) == 2)
+        #expect(try await stack.fetchCount(From<Pet>().where(\.owner ~ \.name == "Ada")) == 2)
         #expect(try await stack.fetchCount(From<Owner>().where(.any(\.pets, \.age > 5))) == 1)
         #expect(try await stack.fetchCount(From<Owner>().where(.all(\.pets, \.age > 5))) == 0)
         #expect(try await stack.fetchCount(From<Owner>().where(\.pets.count > 1)) == 1)

@@ -287,3 +287,54 @@ struct RelationshipTests {
         await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", Critter.self)) }
     }
 }
+
+@Entity
+struct ChainCity {
+    var name: String = ""
+}
+
+@Entity
+struct ChainCompany {
+    var name: String = ""
+    @Relationship var city: ChainCity.ID?
+}
+
+@Entity
+struct ChainEmployee {
+    var name: String = ""
+    var level: Int = 0
+    @Relationship var company: ChainCompany.ID?
+    var formerCompany: ChainCompany.ID?
+}
+
+@Suite("Relationship chains")
+struct RelationshipChainTests {
+    @Test("~ chains filter through one or more to-one relationships; a nil relationship never matches")
+    func chains() async throws {
+        let stack = try await DataStack(Schema("V1", ChainCity.self, ChainCompany.self, ChainEmployee.self))
+        try await stack.perform { tx in
+            let paris = try tx.create(Into<ChainCity>()) { $0.name = "Paris" }
+            let oslo = try tx.create(Into<ChainCity>()) { $0.name = "Oslo" }
+            let acme = try tx.create(Into<ChainCompany>()) { $0.name = "Acme"; $0.city = paris.id }
+            let nordic = try tx.create(Into<ChainCompany>()) { $0.name = "Nordic"; $0.city = oslo.id }
+            let nowhere = try tx.create(Into<ChainCompany>()) { $0.name = "Nowhere" }
+            try tx.create(Into<ChainEmployee>()) { $0.name = "Ann"; $0.company = acme.id }
+            try tx.create(Into<ChainEmployee>()) { $0.name = "Bob"; $0.company = nordic.id }
+            try tx.create(Into<ChainEmployee>()) { $0.name = "Cid"; $0.company = nowhere.id }
+            try tx.create(Into<ChainEmployee>()) { $0.name = "Dee" }
+        }
+        func names(_ predicate: Where<ChainEmployee>) async throws -> [String] {
+            try await stack.fetchAll(From<ChainEmployee>().where(predicate).orderBy(.ascending(\.name))).map(\.name)
+        }
+        #expect(try await names(\.company ~ \.name == "Acme") == ["Ann"])
+        #expect(try await names(\.company ~ \.name != "Acme") == ["Bob", "Cid"])
+        #expect(try await names(\.company ~ \.name > "B") == ["Bob", "Cid"])
+        #expect(try await names(\.company ~ \.city ~ \.name == "Paris") == ["Ann"])
+        #expect(try await names(\.company ~ \.city == nil) == ["Cid"])
+        #expect(try await names(\.company ~ \.city ~ \.name == "Oslo" || \.name == "Dee") == ["Bob", "Dee"])
+        // An ID stored without @Relationship is no relationship to follow.
+        await expectStrataError(.unsupportedQuery) {
+            try await stack.fetchAll(From<ChainEmployee>().where(\.formerCompany ~ \.name == "x"))
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// The workloads of issue 5, a–j.
+enum Workload: String, CaseIterable, Sendable {
+    case a, b, c, d, d2, e, f, g, h, i, j
+
+    var title: String {
+        switch self {
+        case .a: "a. insert 100,000 rows, one transaction"
+        case .b: "b. insert 1,000 rows, 1,000 awaited transactions"
+        case .c: "c. fetch all 100,000 rows"
+        case .d: "d. 10,000 ID lookups, each its own read"
+        case .d2: "d2. 10,000 ID lookups in one read"
+        case .e: "e. 1,000 range queries, ~100 rows each"
+        case .f: "f. age, count, avg(score) grouped by age"
+        case .g: "g. count observation latency, 1,000 writes"
+        case .h: "h. 2 readers + 1 writer, concurrently"
+        case .i: "i. b. with 10 active list observers"
+        case .j: "j. Northwind Orders, 500 whole loads"
+        }
+    }
+}
+
+/// What a metric measures, and which direction is better.
+enum Unit: String, Sendable {
+    case rowsPerSecond = "rows/s"
+    case transactionsPerSecond = "tx/s"
+    case lookupsPerSecond = "lookups/s"
+    case queriesPerSecond = "queries/s"
+    case readsPerSecond = "reads/s"
+    case milliseconds = "ms"
+    case microseconds = "µs"
+    case seconds = "s"
+    case fraction = "× of b."
+
+    /// Throughputs grow with speed; times and latencies shrink.
+    var higherIsBetter: Bool {
+        switch self {
+        case .milliseconds, .microseconds, .seconds: false
+        default: true
+        }
+    }
+}
+
+/// One measured quantity of a workload (most have one; g has p50 and p99, h reads and writes, i the
+/// throughput and its fraction of b.).
+struct Metric: Hashable, Sendable {
+    var name: String
+    var unit: Unit
+}
+
+/// The result of one implementation running one workload once.
+struct Sample: Sendable {
+    var values: [Metric: Double]
+    var checksum: Checksum?
+
+    init(_ metric: Metric, _ value: Double, checksum: Checksum? = nil) {
+        values = [metric: value]
+        self.checksum = checksum
+    }
+
+    init(values: [Metric: Double], checksum: Checksum? = nil) {
+        self.values = values
+        self.checksum = checksum
+    }
+}
+
+/// The implementations, in the order they run within a round.
+enum Contender: String, CaseIterable, Sendable {
+    case raw = "raw SQLite"
+    case grdbRow = "GRDB init(row:)"
+    case grdbCodable = "GRDB Codable"
+    case strata = "Strata"
+}

@@ -1,4 +1,0 @@
-import CSQLiteBench
-import GRDB
-import Strata
-print(sqlite3_libversion_number())
