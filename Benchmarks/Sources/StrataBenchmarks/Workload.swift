@@ -14,7 +14,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .g: "g. count observation latency, 1,000 writes"
         case .h: "h. 2 readers + 1 writer, concurrently"
         case .i: "i. b. with 10 active list observers"
-        case .j: "j. Northwind Orders, 500 whole loads"
+        case .j: "j. Northwind Orders, time of 500 whole loads"
         }
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One implementation under test. The runner calls it from one task at a time.
+protocol Contestant: AnyObject, Sendable {
+    var contender: Contender { get }
+    /// Whether it runs this workload (the Codable variant of GRDB runs only where records are mapped).
+    func runs(_ workload: Workload) -> Bool
+    /// Creates the main store with the 100,000 rows of the dataset.
+    func setUp() async throws
+    /// Untimed preparation before the rounds of a workload (j: the copy and the warm-up loads).
+    func prepare(_ workload: Workload) async throws
+    /// Runs a workload once and measures it.
+    func run(_ workload: Workload, round: Int) async throws -> Sample
+    /// Closes everything.
+    func tearDown() async
+}
+
+/// What every implementation shares: the dataset, the temporary directory, the options.
+struct Environment: Sendable {
+    let dataset: Dataset
+    let directory: URL
+    let northwindPath: String?
+    let concurrentSeconds: Double
+    /// Whole-table loads j times per round: the 500 loads of the workload are spread over the rounds
+    /// (100 per round in 5 rounds), and each round's time is scaled to 500 loads. `--quick` loads 50 in all.
+    let northwindLoadsPerRound: Int
+    let listObserverCount = 10
+
+    /// A file in the temporary directory.
+    func path(_ name: String) -> String {
+        directory.appendingPathComponent(name).path
+    }
+
+    /// Removes a database file and its WAL and shared-memory files.
+    func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
+    /// Rows with `id > rowCount` are added by g and h and removed after each round, so every round and
+    /// every implementation reads the same 100,000 rows.
+    var rowCount: Int64 { Int64(dataset.items.count) }
+
+    /// The age slices the list observers of i watch: `lower ≤ age < upper`, sorted by name.
+    func listSlice(_ index: Int) -> (lower: Int, upper: Int) {
+        let width = Dataset.ageCount / listObserverCount
+        return (index * width, index * width + width)
+    }
+}
+
+/// The metrics of each workload.
+enum Metrics {
+    static let insertRate = Metric(name: "", unit: .rowsPerSecond)
+    static let transactionRate = Metric(name: "", unit: .transactionsPerSecond)
+    static let fetchRate = Metric(name: "", unit: .rowsPerSecond)
+    static let lookupRate = Metric(name: "", unit: .lookupsPerSecond)
+    static let queryRate = Metric(name: "", unit: .queriesPerSecond)
+    static let groupTime = Metric(name: "", unit: .milliseconds)
+    static let latencyP50 = Metric(name: "p50", unit: .microseconds)
+    static let latencyP99 = Metric(name: "p99", unit: .microseconds)
+    static let concurrentReads = Metric(name: "reads", unit: .readsPerSecond)
+    static let concurrentWrites = Metric(name: "writer", unit: .rowsPerSecond)
+    static let observedRate = Metric(name: "with observers", unit: .transactionsPerSecond)
+    static let observedFraction = Metric(name: "fraction of b.", unit: .fraction)
+    static let loadTime = Metric(name: "", unit: .seconds)
+
+    static func of(_ workload: Workload) -> [Metric] {
+        switch workload {
+        case .a: [insertRate]
+        case .b: [transactionRate]
+        case .c: [fetchRate]
+        case .d, .d2: [lookupRate]
+        case .e: [queryRate]
+        case .f: [groupTime]
+        case .g: [latencyP50, latencyP99]
+        case .h: [concurrentReads, concurrentWrites]
+        case .i: [observedRate, observedFraction]
+        case .j: [loadTime]
+        }
+    }
+}
+
+/// The number of group-by queries f runs per round; its figure is the mean time of one.
+let groupQueriesPerRound = 10
+/// The number of whole-table loads j reports (its figure is the time of this many loads), after
+/// `northwindWarmUps` untimed ones per implementation.
+let northwindLoads = 500
+let northwindWarmUps = 10

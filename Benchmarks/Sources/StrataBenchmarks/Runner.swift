@@ -1,0 +1,120 @@
+import Foundation
+
+/// Runs the workloads: for each workload, every round runs each implementation once, in the same order
+/// (raw, GRDB init(row:), GRDB Codable, Strata), so the ratios of a round compare runs made seconds apart.
+func runBenchmarks(_ options: Options) async throws {
+    let started = nanoseconds()
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("strata-benchmarks-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+
+    let northwind = FileManager.default.fileExists(atPath: options.northwindPath) ? options.northwindPath : nil
+    let environment = Environment(
+        dataset: Dataset(), directory: directory, northwindPath: northwind,
+        concurrentSeconds: options.quick ? 2 : 5,
+        northwindLoadsPerRound: max(1, ((options.quick ? 50 : northwindLoads) + options.rounds - 1) / options.rounds))
+
+    for line in Machine.describe() { print(line) }
+    if Machine.loadAverage > 0.5 {
+        print("warning: the load average is \(Machine.loadAverage) before the run: something else is using the CPU")
+    }
+    print("\(options.rounds) rounds; files in \(directory.path) (WAL, synchronous = NORMAL)\n")
+
+    let recordWorkloads: Set<Workload> = [.a, .b, .c, .d, .d2, .e, .j]
+    let everyContestant: [any Contestant] = [
+        RawBench(environment: environment),
+        GRDBBench<GRDBRowItem, GRDBRowOrder>(
+            contender: .grdbRow, environment: environment, workloads: Set(Workload.allCases)),
+        GRDBBench<GRDBCodableItem, GRDBCodableOrder>(
+            contender: .grdbCodable, environment: environment, workloads: recordWorkloads),
+        StrataBench(environment: environment),
+    ]
+    let contestants = everyContestant.filter { options.contenders.contains($0.contender) }
+    for contestant in contestants {
+        let start = nanoseconds()
+        try await contestant.setUp()
+        print("set up \(contestant.contender.rawValue): 100,000 rows in \(String(format: "%.2f", seconds(since: start))) s")
+    }
+
+    var results = Results()
+    var workloads: [Workload] = []
+    for workload in options.workloads {
+        if workload == .j && northwind == nil {
+            print("\nj skipped: \(options.northwindPath) is absent")
+            continue
+        }
+        workloads.append(workload)
+        print("\n\(workload.title)")
+        var active = contestants.filter { $0.runs(workload) }
+        for contestant in active {
+            do {
+                try await contestant.prepare(workload)
+            } catch {
+                print("  \(contestant.contender.rawValue) failed to prepare: \(error)")
+                results.fail(workload, contestant.contender, "\(error)")
+            }
+        }
+        active.removeAll { results.failures[workload]?[$0.contender] != nil }
+        for round in 1...options.rounds {
+            var line: [String] = []
+            for contestant in active where results.failures[workload]?[contestant.contender] == nil {
+                do {
+                    let sample = try await contestant.run(workload, round: round)
+                    results.record(sample, workload, contestant.contender, round: round)
+                    let figures = Metrics.of(workload).compactMap { metric in
+                        sample.values[metric].map { Report.format($0, metric.unit) }
+                    }
+                    line.append("\(contestant.contender.rawValue) \(figures.joined(separator: " / "))")
+                } catch {
+                    print("  \(contestant.contender.rawValue) failed: \(error)")
+                    results.fail(workload, contestant.contender, "\(error)")
+                }
+            }
+            print("  round \(round): " + line.joined(separator: " · "))
+        }
+    }
+    for contestant in contestants { await contestant.tearDown() }
+
+    let report = Report(results: results, rounds: options.rounds)
+    var output = [
+        "",
+        "## Strata against the targets of issue 5 (median of per-round ratios)",
+        "",
+        report.targetTable(workloads),
+        "",
+        "## All figures (\(options.rounds) rounds; ratios are medians of per-round ratios)",
+        "",
+        report.fullTable(workloads),
+        "",
+        "Ratios compare speed (throughput, or the inverse of a time): above 1× the numerator is faster.",
+        "For g they compare latencies, as the issue states that target: below 1× the numerator is quicker.",
+        "",
+        "Checksums (the rows each implementation read, in every round):",
+    ]
+    output += report.checksumLines(workloads)
+    if workloads.contains(.j) {
+        let loads = environment.northwindLoadsPerRound * options.rounds
+        let totals = results.contenders(.j).map { contender -> String in
+            let scaled = results.values(.j, contender, Metrics.loadTime).values.reduce(0, +)
+            let actual = scaled * Double(environment.northwindLoadsPerRound) / Double(northwindLoads)
+            return "\(contender.rawValue) \(String(format: "%.2f", actual)) s"
+        }
+        output.append("")
+        output.append("j, total time of the \(loads) loads actually run (\(environment.northwindLoadsPerRound) per round, "
+            + "after \(northwindWarmUps) warm-ups): " + totals.joined(separator: ", "))
+    }
+    for (workload, failures) in results.failures.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (contender, message) in failures { output.append("- \(workload.rawValue) \(contender.rawValue) FAILED: \(message)") }
+    }
+    output.append("")
+    output.append("Total run time: \(String(format: "%.0f", seconds(since: started))) s")
+    let text = output.joined(separator: "\n")
+    print(text)
+    if let path = options.markdownPath {
+        try (Machine.describe().map { "- " + $0 }.joined(separator: "\n") + "\n" + text + "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    let mismatches = workloads.contains { (results.checksums($0)?.count ?? 1) > 1 }
+    if mismatches || !results.failures.isEmpty { exit(1) }
+}
