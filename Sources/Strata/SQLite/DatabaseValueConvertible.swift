@@ -22,13 +22,16 @@ public protocol DatabaseValueConvertible: Sendable {
 
 extension DatabaseValueConvertible {
     /// Values are not optional unless they say so.
+    @inlinable
     public static var isOptional: Bool { false }
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    @inlinable
     public static var storageClass: StorageClass { Wrapped.storageClass }
+    @inlinable
     public static var isOptional: Bool { true }
-
+    @inlinable
     public var databaseValue: DatabaseValue {
         switch self {
         case .none: .null
@@ -36,6 +39,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         }
     }
 
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         if case .null = databaseValue {
             self = .none
@@ -48,10 +52,11 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 
 extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
     /// Raw-value enums are stored as their raw value.
+    @inlinable
     public static var storageClass: StorageClass { RawValue.storageClass }
-
+    @inlinable
     public var databaseValue: DatabaseValue { rawValue.databaseValue }
-
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         guard let raw = RawValue(databaseValue: databaseValue) else { return nil }
         self.init(rawValue: raw)
@@ -59,8 +64,11 @@ extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: Datab
 }
 
 extension Bool: DatabaseValueConvertible {
+    @inlinable
     public static var storageClass: StorageClass { .integer }
+    @inlinable
     public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .integer(let value): self = value != 0
@@ -71,8 +79,11 @@ extension Bool: DatabaseValueConvertible {
 }
 
 extension Double: DatabaseValueConvertible {
+    @inlinable
     public static var storageClass: StorageClass { .real }
+    @inlinable
     public var databaseValue: DatabaseValue { .real(self) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .real(let value): self = value
@@ -83,8 +94,11 @@ extension Double: DatabaseValueConvertible {
 }
 
 extension Float: DatabaseValueConvertible {
+    @inlinable
     public static var storageClass: StorageClass { .real }
+    @inlinable
     public var databaseValue: DatabaseValue { .real(Double(self)) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .real(let value): self = Float(value)
@@ -95,8 +109,11 @@ extension Float: DatabaseValueConvertible {
 }
 
 extension String: DatabaseValueConvertible {
+    @inlinable
     public static var storageClass: StorageClass { .text }
+    @inlinable
     public var databaseValue: DatabaseValue { .text(self) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         guard case .text(let value) = databaseValue else { return nil }
         self = value
@@ -104,8 +121,11 @@ extension String: DatabaseValueConvertible {
 }
 
 extension Data: DatabaseValueConvertible {
+    @inlinable
     public static var storageClass: StorageClass { .blob }
+    @inlinable
     public var databaseValue: DatabaseValue { .blob(self) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .blob(let value): self = value
@@ -119,8 +139,11 @@ extension Date: DatabaseValueConvertible {
     /// Dates are stored as seconds since 2001-01-01 00:00:00 UTC (Core Data's reference date), the
     /// representation `Date` keeps itself, so every date reads back exactly and dates sort and compare
     /// in SQL. In SQL, `unixepoch` seconds are `value + 978307200`.
+    @inlinable
     public static var storageClass: StorageClass { .real }
+    @inlinable
     public var databaseValue: DatabaseValue { .real(timeIntervalSinceReferenceDate) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .real(let value): self.init(timeIntervalSinceReferenceDate: value)
@@ -132,10 +155,14 @@ extension Date: DatabaseValueConvertible {
 
 extension UUID: DatabaseValueConvertible {
     /// UUIDs are stored as their 16 bytes.
+    @inlinable
     public static var storageClass: StorageClass { .blob }
+    @inlinable
     public var databaseValue: DatabaseValue {
         withUnsafeBytes(of: uuid) { .blob(Data($0)) }
     }
+
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .blob(let data) where data.count == 16:
@@ -153,8 +180,11 @@ extension UUID: DatabaseValueConvertible {
 
 extension URL: DatabaseValueConvertible {
     /// URLs are stored as their absolute string.
+    @inlinable
     public static var storageClass: StorageClass { .text }
+    @inlinable
     public var databaseValue: DatabaseValue { .text(absoluteString) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         guard case .text(let string) = databaseValue, let url = URL(string: string) else { return nil }
         self = url
@@ -163,8 +193,11 @@ extension URL: DatabaseValueConvertible {
 
 extension Decimal: DatabaseValueConvertible {
     /// Decimals are stored as text so that no digit is lost to floating point.
+    @inlinable
     public static var storageClass: StorageClass { .text }
+    @inlinable
     public var databaseValue: DatabaseValue { .text(description) }
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .text(let string):
@@ -192,16 +225,19 @@ extension UInt64: DatabaseValueConvertible {}
 
 extension DatabaseValueConvertible where Self: FixedWidthInteger {
     /// Integers are stored as SQLite's 64-bit integers.
+    @inlinable
     public static var storageClass: StorageClass { .integer }
 
     /// The stored integer. `UInt64` and `UInt` values above `Int64.max` keep their bit pattern and read
     /// back exactly, but sort as negative numbers in SQL.
+    @inlinable
     public var databaseValue: DatabaseValue {
         if let exact = Int64(exactly: self) { return .integer(exact) }
         return .integer(Int64(truncatingIfNeeded: self))
     }
 
     /// Reads an integer; a stored value out of this type's range gives `nil`.
+    @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .integer(let value):

@@ -1,4 +1,5 @@
 public import Logging
+import Foundation
 
 extension DataStack {
     /// How a stack opens its store. Every property has a sensible default.
@@ -18,6 +19,11 @@ extension DataStack {
         /// another `DataStack` on the same file), through SQLite's `PRAGMA data_version`; `nil` turns the
         /// check off. Default: every 250 ms, and only while some publisher is being iterated.
         public var externalChangePollInterval: Duration? = .milliseconds(250)
+        /// The most observation fetches (publishers re-reading after a commit) that run at once; others wait,
+        /// and commits that arrive meanwhile are coalesced. Default: one less than the number of cores
+        /// (at least 1), so observers leave the writer a core of its own.
+        public var maximumConcurrentObservationFetches: Int =
+            max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
         /// are bound parameters and never appear in it. For debugging and logging; keep it fast.
         public var statementTrace: (@Sendable (String) -> Void)?

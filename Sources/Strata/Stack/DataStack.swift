@@ -62,7 +62,8 @@ public final class DataStack: Sendable {
         self.writer = try await Writer.open(
             files: files, options: options, store: store, feed: feed, logger: configuration.logger)
         self.observation = ObservationCenter(
-            feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval)
+            feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
+            maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches)
         var readerOptions = options
         readerOptions.readOnly = true
         readerOptions.create = false

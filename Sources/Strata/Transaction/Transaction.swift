@@ -51,13 +51,13 @@ public final class Transaction: ReadContext {
                 .invalidEdit, "The ID of a new \(E.self) is assigned by the store; don't set it in create.",
                 entity: entity.description.name, field: "id")
         }
-        if let toOnes = store.graph.toOne[entity.description.name], !toOnes.isEmpty {
+        if !entity.toOnes.isEmpty {
             let values = FieldEncoder.values(of: object)
-            for toOne in toOnes {
+            for toOne in entity.toOnes {
                 if case .integer(let target) = values[toOne.fieldIndex] { try checkTarget(toOne, target) }
             }
         }
-        let statement = try connection.cachedStatement(entity.insert)
+        let statement = try connection.statement(entity.insert)
         var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 1))
         object.encodeFields(to: &encoder)
         if let failure = encoder.failure { throw failure.with(entity: entity.description.name) }
@@ -69,7 +69,7 @@ public final class Transaction: ReadContext {
         object.id = EntityID(rawValue: connection.lastInsertedRowID)
         let name = entity.description.name
         changes.recordInsert(entity: name, id: object.id.rawValue)
-        guard store.hasRelationships(name) else { return object }
+        guard entity.hasRelationships else { return object }
         // Relationships set in `configure`: follow the foreign keys, store the to-many members.
         let values = FieldEncoder.collect(object)
         for toOne in store.graph.toOne[name] ?? [] {
@@ -185,7 +185,7 @@ public final class Transaction: ReadContext {
             try deleteApplyingRules(name, id.rawValue, visited: &visited)
             return
         }
-        let statement = try connection.cachedStatement(entity.deleteByID)
+        let statement = try connection.statement(entity.deleteByID)
         try statement.bind(.integer(id.rawValue), at: 1)
         do {
             while try statement.step() {}

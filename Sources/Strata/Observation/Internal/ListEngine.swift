@@ -125,17 +125,16 @@ struct ListEngine<E: Entity>: Sendable {
         let idColumn = ColumnRef(column: "id", property: "id", isOptional: false, entity: entityName)
         let fresh = try connection.fetchAll(
             from.where(Where(.inList(.column(idColumn), touched.map { .integer($0) }, negated: false))), store: store)
-        var keys = merged.map(sortKey)
+        // Binary search with keys computed only for the probed objects: log n encodings per changed row.
         for object in fresh {
             let key = sortKey(object)
             var low = 0
             var high = merged.count
             while low < high {
                 let middle = (low + high) / 2
-                if precedes(keys[middle], key) { low = middle + 1 } else { high = middle }
+                if precedes(sortKey(merged[middle]), key) { low = middle + 1 } else { high = middle }
             }
             merged.insert(object, at: low)
-            keys.insert(key, at: low)
         }
         return merged
     }

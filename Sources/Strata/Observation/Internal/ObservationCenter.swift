@@ -21,15 +21,57 @@ final class ObservationCenter: Sendable {
         var poller: Task<Void, Never>?
     }
 
+    private struct Permits {
+        var available: Int
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
     private let feed: CommitFeed
     private let writer: Writer
     private let pollInterval: Duration?
     private let state = Mutex(State())
+    private let permits: Mutex<Permits>
 
-    init(feed: CommitFeed, writer: Writer, pollInterval: Duration?) {
+    init(feed: CommitFeed, writer: Writer, pollInterval: Duration?, maximumConcurrentFetches: Int) {
         self.feed = feed
         self.writer = writer
         self.pollInterval = pollInterval
+        self.permits = Mutex(Permits(available: max(1, maximumConcurrentFetches)))
+    }
+
+    /// Runs an observation fetch once fewer than the maximum run: however many publishers are active,
+    /// their fetches leave the writer (and the rest of the app) its share of the machine. Changes that
+    /// arrive while a publisher waits are coalesced into its next fetch.
+    func withFetchPermit<T>(_ body: () async throws -> T) async rethrows -> T {
+        let granted = permits.withLock { permits in
+            guard permits.available > 0 else { return false }
+            permits.available -= 1
+            return true
+        }
+        if !granted {
+            await withCheckedContinuation { continuation in
+                let now = permits.withLock { permits in
+                    if permits.available > 0 {
+                        permits.available -= 1
+                        return true
+                    }
+                    permits.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+        defer {
+            let next = permits.withLock { permits in
+                if permits.waiters.isEmpty {
+                    permits.available += 1
+                    return nil as CheckedContinuation<Void, Never>?
+                }
+                return permits.waiters.removeFirst()
+            }
+            next?.resume()
+        }
+        return try await body()
     }
 
     /// Adds an observer; the first one starts the dispatcher (and the external-change poller).

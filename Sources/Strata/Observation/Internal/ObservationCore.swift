@@ -79,10 +79,11 @@ final class ObservationCore<Value: Sendable>: Sendable {
         }
         if let (epoch, previous, changes) = actions.fetch {
             let fetch = self.fetch
+            let center = self.center
             Task { [weak self] in
                 let result: Result<Value, any Error>
                 do {
-                    result = .success(try await fetch(previous, changes))
+                    result = .success(try await center.withFetchPermit { try await fetch(previous, changes) })
                 } catch {
                     result = .failure(error)
                 }

@@ -26,6 +26,7 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var cache: [String: Statement] = [:]
+    private var keyed: [ObjectIdentifier: Statement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
     private var useCount: UInt64 = 0
     private(set) var isClosed = false
@@ -101,6 +102,7 @@ final class Connection {
         guard !isClosed else { return }
         isClosed = true
         cache.removeAll()
+        keyed.removeAll()
         sqlite3_trace_v2(handle, 0, nil, nil)
         sqlite3_close_v2(handle)
         traceBox?.release()
@@ -150,6 +152,19 @@ final class Connection {
         let statement = try Statement(connection: self, sql: sql)
         statement.lastUse = useCount
         cache[sql] = statement
+        return statement
+    }
+
+    /// The prepared statement of a key: the hot path's lookup, by identity instead of by SQL text.
+    /// Keyed statements are never evicted (there is a fixed number of keys per stack).
+    func statement(_ key: StatementKey) throws(StrataError) -> Statement {
+        if let statement = keyed[ObjectIdentifier(key)] {
+            statement.reset()
+            return statement
+        }
+        if isClosed { throw Connection.closedError }
+        let statement = try Statement(connection: self, sql: key.sql)
+        keyed[ObjectIdentifier(key)] = statement
         return statement
     }
 
@@ -261,6 +276,22 @@ struct InterruptHandle: @unchecked Sendable {
     func interrupt() {
         sqlite3_interrupt(handle)
     }
+}
+
+/// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as
+/// long as the stack (or forever, for the static ones), so an identity is never reused while a
+/// connection caches a statement under it.
+final class StatementKey: Sendable {
+    let sql: String
+
+    init(_ sql: String) {
+        self.sql = sql
+    }
+
+    static let beginImmediate = StatementKey("BEGIN IMMEDIATE")
+    static let beginDeferred = StatementKey("BEGIN DEFERRED")
+    static let commit = StatementKey("COMMIT")
+    static let rollback = StatementKey("ROLLBACK")
 }
 
 /// Holds a trace closure for SQLite's C callback.

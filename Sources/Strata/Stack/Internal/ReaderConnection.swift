@@ -37,10 +37,10 @@ actor ReaderConnection {
 
     /// Runs several statements in one read transaction, so they all see one committed state.
     func readInTransaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) throws -> T {
-        let begin = try connection.cachedStatement("BEGIN DEFERRED")
+        let begin = try connection.statement(.beginDeferred)
         while try begin.step() {}
         defer {
-            if let end = try? connection.cachedStatement("COMMIT") {
+            if let end = try? connection.statement(.commit) {
                 while (try? end.step()) == true {}
             }
         }
@@ -53,7 +53,7 @@ actor ReaderConnection {
     /// One cursor at a time: the pool lends this reader to the cursor's owner alone.
     func openCursor(_ query: SQLQuery) throws {
         closeCursor()
-        let begin = try connection.cachedStatement("BEGIN DEFERRED")
+        let begin = try connection.statement(.beginDeferred)
         while try begin.step() {}
         do {
             let statement = try connection.makeStatement(query.sql)

@@ -3,9 +3,13 @@ final class StoreContext: Sendable {
     /// The SQL Strata runs for one entity, built once per stack.
     struct EntitySQL: Sendable {
         let description: EntityDescription
-        let insert: String
-        let selectByID: String
-        let deleteByID: String
+        let insert: StatementKey
+        let selectByID: StatementKey
+        let deleteByID: StatementKey
+        /// Whether objects of the entity take part in relationships.
+        let hasRelationships: Bool
+        /// Its to-one relationships.
+        let toOnes: [SchemaGraph.ToOne]
     }
 
     let schema: Schema
@@ -23,20 +27,6 @@ final class StoreContext: Sendable {
         self.schema = schema
         self.graph = graph
         self.builder = builder
-        var entities: [String: EntitySQL] = [:]
-        for description in schema.entities {
-            entities[description.name] = EntitySQL(
-                description: description,
-                insert: builder.insert(description),
-                selectByID: try builder.selectByID(description),
-                deleteByID: builder.deleteByID(description))
-        }
-        self.entities = entities
-        var byType: [ObjectIdentifier: EntitySQL] = [:]
-        for (type, description) in zip(schema.entityTypes, schema.entities) {
-            byType[type] = entities[description.name]
-        }
-        self.entitiesByType = byType
         var related: Set<String> = []
         for relationships in graph.toMany.values {
             for relationship in relationships { related.formUnion([relationship.source, relationship.target]) }
@@ -45,6 +35,22 @@ final class StoreContext: Sendable {
             for relationship in relationships { related.formUnion([relationship.source, relationship.target]) }
         }
         self.related = related
+        var entities: [String: EntitySQL] = [:]
+        for description in schema.entities {
+            entities[description.name] = EntitySQL(
+                description: description,
+                insert: StatementKey(builder.insert(description)),
+                selectByID: StatementKey(try builder.selectByID(description)),
+                deleteByID: StatementKey(builder.deleteByID(description)),
+                hasRelationships: related.contains(description.name),
+                toOnes: graph.toOne[description.name] ?? [])
+        }
+        self.entities = entities
+        var byType: [ObjectIdentifier: EntitySQL] = [:]
+        for (type, description) in zip(schema.entityTypes, schema.entities) {
+            byType[type] = entities[description.name]
+        }
+        self.entitiesByType = byType
     }
 
     /// Whether objects of an entity take part in relationships (their own or others' pointing at them),

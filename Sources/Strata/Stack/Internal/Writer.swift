@@ -132,12 +132,12 @@ actor Writer {
     }
 
     private func begin() throws(StrataError) {
-        let statement = try connection.cachedStatement("BEGIN IMMEDIATE")
+        let statement = try connection.statement(.beginImmediate)
         while try statement.step() {}
     }
 
     private func commit(_ changes: ChangeSet) throws(StrataError) {
-        let statement = try connection.cachedStatement("COMMIT")
+        let statement = try connection.statement(.commit)
         while try statement.step() {}
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
@@ -148,7 +148,7 @@ actor Writer {
     private func rollback() {
         guard connection.isInTransaction else { return }
         do {
-            let statement = try connection.cachedStatement("ROLLBACK")
+            let statement = try connection.statement(.rollback)
             while try statement.step() {}
         } catch {
             logger.error("rollback failed", metadata: ["strata.error": "\(error)"])

@@ -41,7 +41,7 @@ extension Connection {
 
     func fetchExisting<E: Entity>(_ id: EntityID<E>, store: StoreContext) throws -> E? {
         let entity = try store.entity(E.self)
-        let statement = try cachedStatement(entity.selectByID)
+        let statement = try statement(entity.selectByID)
         try statement.bind(.integer(id.rawValue), at: 1)
         guard try statement.step() else { return nil }
         do {
