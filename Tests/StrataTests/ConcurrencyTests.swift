@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite("Concurrency")
+@Suite("Concurrency", .timeLimit(.minutes(1)))
 struct ConcurrencyTests {
     @Test("200 concurrent transactions that each increment one counter end at exactly 200", arguments: StoreKind.allCases)
     func concurrentIncrements(kind: StoreKind) async throws {

@@ -131,7 +131,7 @@ struct WhereTests {
     }
 }
 
-@Suite("Ordering, tweaks and batches")
+@Suite("Ordering, tweaks and batches", .timeLimit(.minutes(1)))
 struct OrderingTests {
     @Test("orderBy with key paths, keys, + and +=")
     func ordering() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite("Transactions")
+@Suite("Transactions", .timeLimit(.minutes(1)))
 struct TransactionTests {
     @Test("create returns the object with its new ID, and reads see it after the commit", arguments: StoreKind.allCases)
     func createAndRead(kind: StoreKind) async throws {
@@ -219,6 +219,27 @@ struct TransactionTests {
         await #expect(throws: CancellationError.self) { try await task.value }
         // The single reader was interrupted, released and works again.
         #expect(try await stack.fetchCount(From<Person>()) == 1)
+    }
+
+    @Test("a cancellation that lands between two statements still stops the next one", .timeLimit(.minutes(1)))
+    func cancellationBetweenStatements() async throws {
+        let (stack, _) = try await makeStack()
+        // The task cancels itself before the long statement starts: sqlite3_interrupt alone would be lost.
+        let read = Task {
+            try await stack.read { context in
+                withUnsafeCurrentTask { $0?.cancel() }
+                try context.runForeverUntilInterrupted()
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await read.value }
+        let write = Task {
+            try await stack.perform { tx in
+                withUnsafeCurrentTask { $0?.cancel() }
+                try tx.runForeverUntilInterrupted()
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await write.value }
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
     }
 
     @Test("create refuses an ID set by hand")

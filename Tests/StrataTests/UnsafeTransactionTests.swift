@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite("Unsafe transactions")
+@Suite("Unsafe transactions", .timeLimit(.minutes(1)))
 struct UnsafeTransactionTests {
     @Test("an unsafe transaction commits several times, each commit visible to reads and published")
     func commitSeveralTimes() async throws {

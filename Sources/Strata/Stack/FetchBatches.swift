@@ -67,6 +67,7 @@ final class BatchCursor<E: Entity>: Sendable {
                 try await reader.openCursor(query)
             }
             let handle = reader.interruptHandle
+            defer { handle.reset() }
             let batch = try await withTaskCancellationHandler {
                 try await reader.nextBatch(E.self, count: batchSize)
             } onCancel: {

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Synchronization
 
 /// One SQLite connection with its statement cache.
 ///
@@ -28,6 +29,7 @@ final class Connection {
     private var cache: [String: Statement] = [:]
     private var keyed: [ObjectIdentifier: Statement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
+    private let interruptFlag = InterruptFlag()
     private var useCount: UInt64 = 0
     private(set) var isClosed = false
 
@@ -52,6 +54,11 @@ final class Connection {
         Collation.register(on: db)
         self.handle = db
         self.path = path
+        // The flag outlives the connection's use of it: the connection holds the flag.
+        sqlite3_progress_handler(db, 256, { context in
+            guard let context else { return 0 }
+            return Unmanaged<InterruptFlag>.fromOpaque(context).takeUnretainedValue().raised.load(ordering: .acquiring) ? 1 : 0
+        }, Unmanaged.passUnretained(interruptFlag).toOpaque())
         if let trace = options.trace {
             let box = Unmanaged.passRetained(TraceBox(trace))
             traceBox = box
@@ -134,7 +141,7 @@ final class Connection {
     }
 
     /// A handle that interrupts this connection's running statement from any thread.
-    var interruptHandle: InterruptHandle { InterruptHandle(handle: handle) }
+    var interruptHandle: InterruptHandle { InterruptHandle(handle: handle, flag: interruptFlag) }
 
     // MARK: Statements
 
@@ -264,18 +271,34 @@ final class Connection {
 @available(*, unavailable)
 extension Connection: Sendable {}
 
-/// Interrupts a connection's running statement from another thread.
+/// Interrupts a connection's statements from another thread, reliably.
 ///
-/// `@unchecked Sendable`: it holds only the connection pointer, and SQLite documents
-/// `sqlite3_interrupt` as safe to call from any thread while the connection is open; the owner keeps
-/// the connection open for as long as a handle can be used (the duration of one operation), and an
-/// interrupt when no statement runs is a no-op.
+/// `sqlite3_interrupt` alone is lost when it lands between two statements (it only stops statements
+/// that are running). So the handle also raises a flag that the connection's progress handler reads
+/// every few hundred virtual-machine steps: a statement that starts after the cancellation stops too.
+/// The owner lowers the flag with ``reset()`` once the cancellable operation is over.
+///
+/// `@unchecked Sendable`: it holds the connection pointer, which SQLite documents as safe to pass to
+/// `sqlite3_interrupt` from any thread while the connection is open (the owner keeps it open while
+/// a handle can be used, and an interrupt when nothing runs is a no-op), and a `Sendable` flag.
 struct InterruptHandle: @unchecked Sendable {
     let handle: OpaquePointer
+    let flag: InterruptFlag
 
     func interrupt() {
+        flag.raised.store(true, ordering: .releasing)
         sqlite3_interrupt(handle)
     }
+
+    /// Lowers the flag, when the operation it guarded is over.
+    func reset() {
+        flag.raised.store(false, ordering: .releasing)
+    }
+}
+
+/// The flag an ``InterruptHandle`` raises and the progress handler reads.
+final class InterruptFlag: Sendable {
+    let raised = Atomic<Bool>(false)
 }
 
 /// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as

@@ -36,6 +36,7 @@ final class ReaderPool: Sendable {
         let reader = try await acquire()
         defer { release(reader) }
         let handle = reader.interruptHandle
+        defer { handle.reset() }
         do {
             return try await withTaskCancellationHandler {
                 inTransaction ? try await reader.readInTransaction(body) : try await reader.read(body)

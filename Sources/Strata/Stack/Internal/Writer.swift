@@ -107,6 +107,7 @@ actor Writer {
             // Only the body runs under the cancellation handler, so an interrupt can never reach COMMIT:
             // once the commit has started, it completes. The operation calls an isolated method so that
             // it runs on the writer's executor (a nonisolated async closure would run on the global pool).
+            defer { handle.reset() }
             let result = try await withTaskCancellationHandler {
                 try self.run(body, in: transaction)
             } onCancel: {
@@ -182,6 +183,7 @@ actor Writer {
         try Task.checkCancellation()
         if !connection.isInTransaction { try begin() }
         let handle = interruptHandle
+        defer { handle.reset() }
         return try await withTaskCancellationHandler {
             try runSavepoint(transaction, body)
         } onCancel: {
