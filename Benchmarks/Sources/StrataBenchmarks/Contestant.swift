@@ -81,6 +81,8 @@ enum Metrics {
     }
 }
 
+/// The number of whole-table fetches c runs per round (its figure is their total rows per second).
+let fetchesPerRound = 5
 /// The number of group-by queries f runs per round; its figure is the mean time of one.
 let groupQueriesPerRound = 10
 /// The number of whole-table loads j reports (its figure is the time of this many loads), after

@@ -1,6 +1,7 @@
 /// The latest list of each of i's observers, for implementations whose observers are tasks.
 final class ListBoard<Item: Sendable>: Sendable {
     private let lists: Locked<[[Item]?]>
+    private let updates = Locked(0)
 
     init(count: Int) {
         lists = Locked(Array(repeating: nil, count: count))
@@ -8,7 +9,11 @@ final class ListBoard<Item: Sendable>: Sendable {
 
     func update(_ index: Int, _ items: [Item]) {
         lists.withLock { $0[index] = items }
+        updates.withLock { $0 += 1 }
     }
+
+    /// The number of lists the observers delivered so far.
+    var updateCount: Int { updates.withLock { $0 } }
 
     /// Waits (polling each millisecond, for at most a minute) until every observer delivered a list
     /// and the lists hold `total` items together; returns the lists.

@@ -195,16 +195,19 @@ final class RawBench: Contestant, @unchecked Sendable {
 
     private func fetchAll(_ db: RawDatabase) throws -> Sample {
         let statement = try db.prepare(Self.selectAllSQL)
-        let start = nanoseconds()
         var items: [RawItem] = []
-        while try statement.step() {
-            items.append(RawItem(statement))
+        let start = nanoseconds()
+        for _ in 0..<fetchesPerRound {
+            items = []
+            while try statement.step() {
+                items.append(RawItem(statement))
+            }
+            statement.reset()
         }
-        statement.reset()
         let elapsed = seconds(since: start)
         var checksum = Checksum()
         for item in items { checksum.add(item) }
-        return Sample(Metrics.fetchRate, Double(items.count) / elapsed, checksum: checksum)
+        return Sample(Metrics.fetchRate, Double(items.count * fetchesPerRound) / elapsed, checksum: checksum)
     }
 
     private func lookups(_ db: RawDatabase, inOneTransaction: Bool) throws -> Sample {
@@ -418,8 +421,8 @@ final class RawBench: Contestant, @unchecked Sendable {
         let wake = DispatchSemaphore(value: 0)
         let fetched = DispatchSemaphore(value: 0)
         // commits: made by the writer; seen: the commit count the observer's last fetch reflects.
-        let shared = Locked<(stop: Bool, commits: Int, seen: Int, lists: [[RawItem]], error: String?)>(
-            (false, 0, -1, [], nil))
+        let shared = Locked<(stop: Bool, commits: Int, seen: Int, lists: [[RawItem]], passes: Int, error: String?)>(
+            (false, 0, -1, [], 0, nil))
         Thread.detachNewThread {
             do {
                 let reader = try RawDatabase(path: path, readOnly: true)
@@ -436,7 +439,7 @@ final class RawBench: Contestant, @unchecked Sendable {
                         statement.reset()
                         lists.append(items)
                     }
-                    shared.withLock { $0.seen = commits; $0.lists = lists }
+                    shared.withLock { $0.seen = commits; $0.lists = lists; $0.passes += 1 }
                     fetched.signal()
                     wake.wait()
                     while wake.wait(timeout: .now()) == .success {}  // coalesce
@@ -455,16 +458,18 @@ final class RawBench: Contestant, @unchecked Sendable {
         while shared.withLock({ $0.seen < 1_000 }) {
             fetched.wait()
         }
-        let (lists, error) = shared.withLock { state in
+        let (lists, passes, error) = shared.withLock { state in
             state.stop = true
-            return (state.lists, state.error)
+            return (state.lists, state.passes, state.error)
         }
         wake.signal()
         if let error { throw RawError(description: error) }
         var checksum = Checksum()
         for item in lists.joined() { checksum.add(item) }
-        return Sample(
+        var sample = Sample(
             values: [Metrics.observedRate: rate, Metrics.observedFraction: rate / baseline], checksum: checksum)
+        sample.note = "\((passes - 1) * lists.count) list snapshots"
+        return sample
     }
 
     // MARK: j

@@ -3,7 +3,6 @@ import Foundation
 /// The markdown tables of a run.
 struct Report {
     let results: Results
-    let rounds: Int
 
     /// A target of issue 5, stated as the issue states it.
     struct Target {

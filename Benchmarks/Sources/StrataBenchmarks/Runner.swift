@@ -65,7 +65,8 @@ func runBenchmarks(_ options: Options) async throws {
                     let figures = Metrics.of(workload).compactMap { metric in
                         sample.values[metric].map { Report.format($0, metric.unit) }
                     }
-                    line.append("\(contestant.contender.rawValue) \(figures.joined(separator: " / "))")
+                    let note = sample.note.map { " (\($0))" } ?? ""
+                    line.append("\(contestant.contender.rawValue) \(figures.joined(separator: " / "))\(note)")
                 } catch {
                     print("  \(contestant.contender.rawValue) failed: \(error)")
                     results.fail(workload, contestant.contender, "\(error)")
@@ -76,7 +77,7 @@ func runBenchmarks(_ options: Options) async throws {
     }
     for contestant in contestants { await contestant.tearDown() }
 
-    let report = Report(results: results, rounds: options.rounds)
+    let report = Report(results: results)
     var output = [
         "",
         "## Strata against the targets of issue 5 (median of per-round ratios)",

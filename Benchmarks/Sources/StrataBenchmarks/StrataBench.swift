@@ -155,12 +155,15 @@ final class StrataBench: Contestant, @unchecked Sendable {
     // MARK: c, d, d2, e, f
 
     private func fetchAll(_ stack: DataStack) async throws -> Sample {
+        var items: [Item] = []
         let start = nanoseconds()
-        let items = try await stack.fetchAll(From<Item>())
+        for _ in 0..<fetchesPerRound {
+            items = try await stack.fetchAll(From<Item>())
+        }
         let elapsed = seconds(since: start)
         var checksum = Checksum()
         for item in items { checksum.add(item) }
-        return Sample(Metrics.fetchRate, Double(items.count) / elapsed, checksum: checksum)
+        return Sample(Metrics.fetchRate, Double(items.count * fetchesPerRound) / elapsed, checksum: checksum)
     }
 
     private func lookups(_ stack: DataStack) async throws -> Sample {
@@ -329,6 +332,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
             })
         }
         _ = try await board.wait(total: 0)
+        let initialUpdates = board.updateCount
         let rate = try await Self.insertEach(stack, environment.dataset.extraItems[0..<1_000])
         let lists = try await board.wait(total: 1_000)
         for consumer in consumers { consumer.cancel() }
@@ -337,8 +341,10 @@ final class StrataBench: Contestant, @unchecked Sendable {
         environment.remove(path)
         var checksum = Checksum()
         for item in lists.joined() { checksum.add(item) }
-        return Sample(
+        var sample = Sample(
             values: [Metrics.observedRate: rate, Metrics.observedFraction: rate / baseline], checksum: checksum)
+        sample.note = "\(board.updateCount - initialUpdates) list snapshots"
+        return sample
     }
 
     // MARK: j

@@ -51,6 +51,8 @@ struct Metric: Hashable, Sendable {
 struct Sample: Sendable {
     var values: [Metric: Double]
     var checksum: Checksum?
+    /// A diagnostic printed with the round (not in the table), such as how many list snapshots i delivered.
+    var note: String?
 
     init(_ metric: Metric, _ value: Double, checksum: Checksum? = nil) {
         values = [metric: value]
