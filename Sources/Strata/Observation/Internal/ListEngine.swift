@@ -85,8 +85,14 @@ struct ListEngine<E: Entity>: Sendable {
     ) throws -> ListSnapshot<E> {
         let objects: [E]
         if let previous, let changes, let touched = touchedIDs(changes, previousCount: previous.count) {
-            objects = try merge(previous.items, touched: touched, connection: connection, store: store)
             statistics.record(incremental: true)
+            let items = previous.items
+            let fresh = try fetch(touched, connection: connection, store: store)
+            // Nothing the list holds was touched, and no touched object joins it: the list is unchanged.
+            if fresh.isEmpty, !items.contains(where: { touched.contains($0.id.rawValue) }) {
+                return previous
+            }
+            objects = merge(items, touched: touched, fresh: fresh)
         } else {
             objects = try connection.fetchAll(from, store: store)
             statistics.record(incremental: false)
@@ -119,12 +125,15 @@ struct ListEngine<E: Entity>: Sendable {
 
     /// The previous objects without the touched ones, with the touched ones that still match inserted
     /// at their place in the order.
-    private func merge(_ previous: [E], touched: Set<Int64>, connection: Connection, store: StoreContext) throws -> [E] {
-        var merged = previous.filter { !touched.contains($0.id.rawValue) }
-        guard !touched.isEmpty else { return merged }
+    private func fetch(_ touched: Set<Int64>, connection: Connection, store: StoreContext) throws -> [E] {
+        guard !touched.isEmpty else { return [] }
         let idColumn = ColumnRef(column: "id", property: "id", isOptional: false, entity: entityName)
-        let fresh = try connection.fetchAll(
+        return try connection.fetchAll(
             from.where(Where(.inList(.column(idColumn), touched.map { .integer($0) }, negated: false))), store: store)
+    }
+
+    private func merge(_ previous: [E], touched: Set<Int64>, fresh: [E]) -> [E] {
+        var merged = previous.filter { !touched.contains($0.id.rawValue) }
         // Binary search with keys computed only for the probed objects: log n encodings per changed row.
         for object in fresh {
             let key = sortKey(object)

@@ -19,7 +19,8 @@ protocol SQLDialect: Sendable {
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
     func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     func placeholder(_ index: Int) -> String { "?" }
