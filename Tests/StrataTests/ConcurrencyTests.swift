@@ -143,7 +143,7 @@ struct ConcurrencyTests {
     }
 }
 
-/// The label of the Strata executor the caller runs on.
+/// The label of the Strata executor whose thread the caller runs on.
 func currentQueueLabel() -> String {
-    QueueExecutor.currentLabel ?? "not a Strata executor"
+    ThreadExecutor.currentLabel ?? "not a Strata executor"
 }

@@ -1,6 +1,6 @@
 /// One read-only connection of the reader pool, on an executor of its own.
 actor ReaderConnection {
-    nonisolated let executor: QueueExecutor
+    nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     nonisolated let interruptHandle: InterruptHandle
 
@@ -10,18 +10,22 @@ actor ReaderConnection {
 
     /// Opens a read-only connection on its own executor.
     static func open(files: StoreFiles, options: Connection.Options, number: Int) async throws -> ReaderConnection {
-        let executor = QueueExecutor(label: "strata.reader.\(number)")
-        let connection = try await executor.run { () throws -> sending Connection in
+        let connection = try await OffPool.run { () throws -> sending Connection in
             try Connection(path: files.path, options: options)
         }
+        let executor = ThreadExecutor(label: "strata.reader.\(number)")
         return ReaderConnection(executor: executor, connection: connection, files: files)
     }
 
-    private init(executor: QueueExecutor, connection: sending Connection, files: StoreFiles) {
+    private init(executor: ThreadExecutor, connection: sending Connection, files: StoreFiles) {
         self.executor = executor
         self.interruptHandle = connection.interruptHandle
         self.connection = connection
         self.files = files
+    }
+
+    deinit {
+        executor.stop()
     }
 
     /// Closes the connection.

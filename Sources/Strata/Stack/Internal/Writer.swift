@@ -6,7 +6,7 @@ import Logging
 /// actor reentrancy can never interleave two of them. The only suspension is waiting for the turn,
 /// which an unsafe transaction holds across its awaits; turns are handed out first come, first served.
 actor Writer {
-    nonisolated let executor: QueueExecutor
+    nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     nonisolated let interruptHandle: InterruptHandle
 
@@ -26,19 +26,19 @@ actor Writer {
     static func open(
         files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger
     ) async throws -> Writer {
-        let executor = QueueExecutor(label: "strata.writer")
         let schema = store.schema
-        let connection = try await executor.run { () throws -> sending Connection in
+        let connection = try await OffPool.run { () throws -> sending Connection in
             let connection = try Connection(path: files.path, options: options)
             try SchemaSetup.prepare(connection, schema: schema)
             return connection
         }
+        let executor = ThreadExecutor(label: "strata.writer")
         logger.debug("opened writer", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger)
     }
 
     private init(
-        executor: QueueExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
+        executor: ThreadExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
         files: StoreFiles, logger: Logger
     ) {
         self.executor = executor
@@ -48,6 +48,10 @@ actor Writer {
         self.feed = feed
         self.files = files
         self.logger = logger
+    }
+
+    deinit {
+        executor.stop()
     }
 
     // MARK: Turns
