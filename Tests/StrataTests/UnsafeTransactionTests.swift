@@ -71,6 +71,28 @@ struct UnsafeTransactionTests {
         #expect(try await waiting.value == 41)
     }
 
+    @Test("a transaction waiting for its turn stops waiting when its task is cancelled")
+    func cancelledWhileWaiting() async throws {
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        let (waiting, waitingContinuation) = AsyncStream<Void>.makeStream()
+        let blocked = Task {
+            waitingContinuation.yield()
+            return try await stack.perform { tx in try tx.create(Into<Person>()).id }
+        }
+        for await _ in waiting { break }
+        blocked.cancel()
+        // It returns while the unsafe transaction still holds the writer.
+        await #expect(throws: CancellationError.self) { try await blocked.value }
+        try await unsafe.perform { tx in try tx.create(Into<Counter>()) { $0.key = "still mine" } }
+        try await unsafe.commit()
+        await unsafe.end()
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+        #expect(try await stack.fetchCount(From<Counter>()) == 1)
+        try await stack.perform { tx in try tx.create(Into<Person>()) }
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+    }
+
     @Test("ending rolls back uncommitted work, and an ended transaction refuses more work")
     func endRollsBack() async throws {
         let (stack, _) = try await makeStack()

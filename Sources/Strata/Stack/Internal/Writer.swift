@@ -18,7 +18,8 @@ actor Writer {
 
     private var lastDataVersion: Int64?
     private var isTurnTaken = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var nextWaiter: UInt64 = 0
     private var unsafeTransaction: (token: UInt64, transaction: Transaction)?
     private var nextToken: UInt64 = 1
 
@@ -56,26 +57,42 @@ actor Writer {
 
     // MARK: Turns
 
-    private func takeTurn() async {
-        if isTurnTaken {
-            await withCheckedContinuation { waiters.append($0) }
-        } else {
+    /// Waits for the writer's turn. Returns `false` when the task was cancelled while waiting (it then
+    /// does not hold the turn); a wait that must not be abandoned passes `cancellable: false`.
+    private func takeTurn(cancellable: Bool = true) async -> Bool {
+        if !isTurnTaken {
             isTurnTaken = true
+            return true
         }
+        let id = nextWaiter
+        nextWaiter += 1
+        guard cancellable else {
+            return await withCheckedContinuation { waiters.append((id, $0)) }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { waiters.append((id, $0)) }
+        } onCancel: {
+            Task { await self.abandonWait(id) }
+        }
+    }
+
+    private func abandonWait(_ id: UInt64) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(returning: false)
     }
 
     private func passTurn() {
         if waiters.isEmpty {
             isTurnTaken = false
         } else {
-            waiters.removeFirst().resume()
+            waiters.removeFirst().continuation.resume(returning: true)
         }
     }
 
     /// Waits for the running transaction (and any queued before), then closes the connection.
     /// Transactions queued after the close throw ``StrataError/Code/stackClosed``.
     func close() async {
-        await takeTurn()
+        _ = await takeTurn(cancellable: false)
         rollback()
         unsafeTransaction?.transaction.isOpen = false
         unsafeTransaction = nil
@@ -100,7 +117,7 @@ actor Writer {
 
     func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
-        await takeTurn()
+        guard await takeTurn() else { throw CancellationError() }
         defer { passTurn() }
         try Task.checkCancellation()
         try begin()
@@ -164,7 +181,7 @@ actor Writer {
 
     func beginUnsafe() async throws -> UInt64 {
         try Task.checkCancellation()
-        await takeTurn()
+        guard await takeTurn() else { throw CancellationError() }
         if connection.isClosed {
             passTurn()
             throw Connection.closedError
