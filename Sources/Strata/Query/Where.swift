@@ -20,6 +20,11 @@ public struct Where<E: Entity>: Sendable {
         expression = .constant(value)
     }
 
+    /// The objects with these row IDs.
+    static func ids<S: Sequence>(_ ids: S) -> Where<E> where S.Element == Int64 {
+        Where(.inList(.column(.id(of: E.entityDescription.name)), ids.map { .integer($0) }, negated: false))
+    }
+
     /// A column expression for a key path, or an invalid one explaining why it has none.
     static func column(_ keyPath: PartialKeyPath<E>) -> SQLExpression {
         ColumnResolver.column(for: keyPath).expression

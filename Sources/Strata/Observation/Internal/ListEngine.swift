@@ -46,7 +46,7 @@ struct ListEngine<E: Entity>: Sendable {
         }
         if !terms.contains(where: { (try? $0.column.get())?.column == "id" }) {
             terms.append(OrderBy<E>.Term(
-                column: .success(ColumnRef(column: "id", property: "id", isOptional: false, entity: entity.name)),
+                column: .success(.id(of: entity.name)),
                 ascending: true))
         }
         from.order = OrderBy(terms: terms)
@@ -127,9 +127,7 @@ struct ListEngine<E: Entity>: Sendable {
     /// at their place in the order.
     private func fetch(_ touched: Set<Int64>, connection: Connection, store: StoreContext) throws -> [E] {
         guard !touched.isEmpty else { return [] }
-        let idColumn = ColumnRef(column: "id", property: "id", isOptional: false, entity: entityName)
-        return try connection.fetchAll(
-            from.where(Where(.inList(.column(idColumn), touched.map { .integer($0) }, negated: false))), store: store)
+        return try connection.fetchAll(from.where(.ids(touched)), store: store)
     }
 
     private func merge(_ previous: [E], touched: Set<Int64>, fresh: [E]) -> [E] {

@@ -11,11 +11,7 @@ extension QueryBuilder {
         case .constant(let value):
             query.sql += value ? "1" : "0"
         case .compare(let left, let op, let right):
-            query.sql += "("
-            try render(left, qualifier: qualifier, into: &query)
-            query.sql += " \(op.rawValue) "
-            try render(right, qualifier: qualifier, into: &query)
-            query.sql += ")"
+            try renderInfix(left, op.rawValue, right, qualifier: qualifier, into: &query)
         case .isNull(let operand, let negated):
             query.sql += "("
             try render(operand, qualifier: qualifier, into: &query)
@@ -39,17 +35,9 @@ extension QueryBuilder {
             try render(right, qualifier: qualifier, into: &query)
             query.sql += ", \(options.rawValue))"
         case .and(let left, let right):
-            query.sql += "("
-            try render(left, qualifier: qualifier, into: &query)
-            query.sql += " AND "
-            try render(right, qualifier: qualifier, into: &query)
-            query.sql += ")"
+            try renderInfix(left, "AND", right, qualifier: qualifier, into: &query)
         case .or(let left, let right):
-            query.sql += "("
-            try render(left, qualifier: qualifier, into: &query)
-            query.sql += " OR "
-            try render(right, qualifier: qualifier, into: &query)
-            query.sql += ")"
+            try renderInfix(left, "OR", right, qualifier: qualifier, into: &query)
         case .not(let operand):
             // SQL's NOT keeps NULL unknown; Swift's ! of a comparison with nil is true.
             query.sql += "NOT coalesce("
@@ -64,6 +52,17 @@ extension QueryBuilder {
         case .invalid(let error):
             throw error
         }
+    }
+
+    /// `(left OP right)`.
+    private func renderInfix(
+        _ left: SQLExpression, _ op: String, _ right: SQLExpression, qualifier: String, into query: inout SQLQuery
+    ) throws(StrataError) {
+        query.sql += "("
+        try render(left, qualifier: qualifier, into: &query)
+        query.sql += " \(op) "
+        try render(right, qualifier: qualifier, into: &query)
+        query.sql += ")"
     }
 
     private func renderIn(

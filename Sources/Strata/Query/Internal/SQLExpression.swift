@@ -20,6 +20,11 @@ struct ColumnRef: Sendable, Hashable {
     var entity: String = ""
     /// What the reference reads.
     var kind: Kind = .column
+
+    /// The ID column of an entity.
+    static func id(of entity: String) -> ColumnRef {
+        ColumnRef(column: "id", property: "id", isOptional: false, entity: entity)
+    }
 }
 
 /// The expression tree every filter becomes — from key-path operators, `#Predicate`, or a format
@@ -83,7 +88,7 @@ enum ColumnResolver {
         let entity = E.entityDescription
         switch E.member(for: keyPath) {
         case .id:
-            return .success(ColumnRef(column: "id", property: "id", isOptional: false, entity: entity.name))
+            return .success(.id(of: entity.name))
         case .field(let index):
             let field = entity.fields[index]
             return .success(ColumnRef(
@@ -122,7 +127,7 @@ enum ColumnResolver {
     /// The column of a property name (or `id`), as format strings and `OrderBy` keys name them.
     static func column(forKey key: String, in entity: EntityDescription) -> Result<ColumnRef, StrataError> {
         if key == "id" {
-            return .success(ColumnRef(column: "id", property: "id", isOptional: false, entity: entity.name))
+            return .success(.id(of: entity.name))
         }
         if let index = entity.derived.firstIndex(where: { $0.property == key }) {
             let derived = entity.derived[index]

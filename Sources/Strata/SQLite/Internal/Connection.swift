@@ -84,7 +84,7 @@ final class Connection {
             if !options.readOnly {
                 if options.walMode {
                     let mode = try pragmaText("PRAGMA journal_mode = WAL")
-                    if mode.lowercased() != "wal", !path.contains("mode=memory") {
+                    if mode.lowercased() != "wal" {
                         throw StrataError(
                             .cannotOpen,
                             "SQLite refused WAL mode for \(path) (it stayed in \(mode) mode); "
@@ -229,10 +229,6 @@ final class Connection {
 
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
-    /// SQLite's `PRAGMA data_version`-style counter is read by observation; this is the raw handle's
-    /// total change count, used in tests.
-    var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
 
     // MARK: Errors
 

@@ -100,9 +100,7 @@ extension Connection {
         // One query per chunk of IDs, never one per object.
         for start in stride(from: 0, to: wanted.count, by: 500) {
             let chunk = wanted[start..<min(start + 500, wanted.count)]
-            let idColumn = ColumnRef(column: "id", property: "id", isOptional: false, entity: E.entityDescription.name)
-            let filter = Where<E>(.inList(.column(idColumn), chunk.map(\.databaseValue), negated: false))
-            for object in try fetchAll(From<E>().where(filter), store: store) {
+            for object in try fetchAll(From<E>().where(.ids(chunk.map(\.rawValue))), store: store) {
                 found[object.id] = object
             }
         }
