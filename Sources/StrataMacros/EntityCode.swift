@@ -34,7 +34,7 @@ struct EntityCode {
     /// declares the conformance (`addingConformance` is then `false`).
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {
         let conformance = addingConformance ? ": Strata.Entity" : ""
-        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, member]
+        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, member, navigableMembers]
             .map { $0.map { "    " + $0 }.joined(separator: "\n") }
         return DeclSyntax(
             stringLiteral: "extension \(qualifiedType)\(conformance) {\n"
@@ -134,6 +134,31 @@ struct EntityCode {
         return block(
             "\(access)static func member(for keyPath: Swift.PartialKeyPath<\(qualifiedType)>) -> Strata.EntityMember?",
             tests + ["return nil"])
+    }
+
+    /// `navigableMembers()`: each member as key paths through an ID and an optional ID of the entity,
+    /// so that queries can follow to-one relationships into it (`\Pet.owner?.name`).
+    private var navigableMembers: [String] {
+        let id = "\\Strata.EntityID<\(qualifiedType)>"
+        func paths(_ member: String) -> String { "\(id).\(member), \(id)?.?.\(member)" }
+        var entries = [".init(.id, \(paths("id")))"]
+        for (index, field) in fields.enumerated() {
+            if case .toOne = field.kind {
+                entries.append(
+                    ".toOne(field: \(index), \\\(qualifiedType).\(field.identifier), \(paths(field.identifier)))")
+            } else {
+                entries.append(".init(.field(\(index)), \(paths(field.identifier)))")
+            }
+        }
+        for (index, relationship) in toMany.enumerated() {
+            entries.append(".init(.toMany(\(index)), \(paths(relationship.identifier)))")
+            entries.append(".init(.toManyCount(\(index)), \(paths(relationship.identifier + "?.count")))")
+        }
+        entries += derived.enumerated().map { ".init(.derived(\($0)), \(paths($1.identifier)))" }
+        entries += analysis.virtualProperties.map { ".init(.virtual(\(literal($0.name))), \(paths($0.identifier)))" }
+        let signature =
+            "\(access)static func navigableMembers() -> [Strata.NavigableMember<\(qualifiedType)>]"
+        return [signature + " {", "    ["] + entries.map { "        " + $0 + "," } + ["    ]", "}"]
     }
 
     // MARK: - Helpers

@@ -65,6 +65,17 @@ struct CodedDerivedExpansionTests {
                         if keyPath == \Profile.visits { return .field(4) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Profile>] {
+                        [
+                            .init(.id, \Strata.EntityID<Profile>.id, \Strata.EntityID<Profile>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Profile>.tags, \Strata.EntityID<Profile>?.?.tags),
+                            .init(.field(1), \Strata.EntityID<Profile>.scores, \Strata.EntityID<Profile>?.?.scores),
+                            .init(.field(2), \Strata.EntityID<Profile>.settings, \Strata.EntityID<Profile>?.?.settings),
+                            .init(.field(3), \Strata.EntityID<Profile>.seen, \Strata.EntityID<Profile>?.?.seen),
+                            .init(.field(4), \Strata.EntityID<Profile>.visits, \Strata.EntityID<Profile>?.?.visits),
+                        ]
+                    }
                 }
                 """#
         )
@@ -122,6 +133,15 @@ struct CodedDerivedExpansionTests {
                         if keyPath == \Theme.tint { return .field(1) }
                         if keyPath == \Theme.accent { return .field(2) }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Theme>] {
+                        [
+                            .init(.id, \Strata.EntityID<Theme>.id, \Strata.EntityID<Theme>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Theme>.name, \Strata.EntityID<Theme>?.?.name),
+                            .init(.field(1), \Strata.EntityID<Theme>.tint, \Strata.EntityID<Theme>?.?.tint),
+                            .init(.field(2), \Strata.EntityID<Theme>.accent, \Strata.EntityID<Theme>?.?.accent),
+                        ]
                     }
                 }
                 """#
@@ -206,6 +226,20 @@ struct CodedDerivedExpansionTests {
                         if keyPath == \Person.latest { return .derived(5) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                            .init(.toMany(0), \Strata.EntityID<Person>.pets, \Strata.EntityID<Person>?.?.pets),
+                            .init(.toManyCount(0), \Strata.EntityID<Person>.pets?.count, \Strata.EntityID<Person>?.?.pets?.count),
+                            .init(.derived(0), \Strata.EntityID<Person>.petCount, \Strata.EntityID<Person>?.?.petCount),
+                            .init(.derived(1), \Strata.EntityID<Person>.petTally, \Strata.EntityID<Person>?.?.petTally),
+                            .init(.derived(2), \Strata.EntityID<Person>.totalAge, \Strata.EntityID<Person>?.?.totalAge),
+                            .init(.derived(3), \Strata.EntityID<Person>.totalWeight, \Strata.EntityID<Person>?.?.totalWeight),
+                            .init(.derived(4), \Strata.EntityID<Person>.youngest, \Strata.EntityID<Person>?.?.youngest),
+                            .init(.derived(5), \Strata.EntityID<Person>.latest, \Strata.EntityID<Person>?.?.latest),
+                        ]
+                    }
                 }
                 """#
         )
@@ -278,6 +312,17 @@ struct CodedDerivedExpansionTests {
                         if keyPath == \Person.reading { return .virtual("reading") }
                         if keyPath == \Person.old { return .virtual("old") }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Person>.first, \Strata.EntityID<Person>?.?.first),
+                            .init(.virtual("full"), \Strata.EntityID<Person>.full, \Strata.EntityID<Person>?.?.full),
+                            .init(.virtual("init"), \Strata.EntityID<Person>.`init`, \Strata.EntityID<Person>?.?.`init`),
+                            .init(.virtual("reading"), \Strata.EntityID<Person>.reading, \Strata.EntityID<Person>?.?.reading),
+                            .init(.virtual("old"), \Strata.EntityID<Person>.old, \Strata.EntityID<Person>?.?.old),
+                        ]
                     }
                 }
                 """#

@@ -73,6 +73,18 @@ struct EntityExpansionTests {
                         if keyPath == \Person.computed { return .virtual("computed") }
                         return nil
                     }
+
+                    public static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Person>.name, \Strata.EntityID<Person>?.?.name),
+                            .init(.field(1), \Strata.EntityID<Person>.age, \Strata.EntityID<Person>?.?.age),
+                            .init(.field(2), \Strata.EntityID<Person>.email, \Strata.EntityID<Person>?.?.email),
+                            .init(.field(3), \Strata.EntityID<Person>.token, \Strata.EntityID<Person>?.?.token),
+                            .init(.field(4), \Strata.EntityID<Person>.nickname, \Strata.EntityID<Person>?.?.nickname),
+                            .init(.virtual("computed"), \Strata.EntityID<Person>.computed, \Strata.EntityID<Person>?.?.computed),
+                        ]
+                    }
                 }
                 """#
         )
@@ -125,6 +137,14 @@ struct EntityExpansionTests {
                         if keyPath == \Note.edited { return .field(1) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Note>] {
+                        [
+                            .init(.id, \Strata.EntityID<Note>.id, \Strata.EntityID<Note>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Note>.text, \Strata.EntityID<Note>?.?.text),
+                            .init(.field(1), \Strata.EntityID<Note>.edited, \Strata.EntityID<Note>?.?.edited),
+                        ]
+                    }
                 }
                 """#
         )
@@ -159,6 +179,12 @@ struct EntityExpansionTests {
                     package static func member(for keyPath: Swift.PartialKeyPath<Marker>) -> Strata.EntityMember? {
                         if keyPath == \\Marker.id { return .id }
                         return nil
+                    }
+
+                    package static func navigableMembers() -> [Strata.NavigableMember<Marker>] {
+                        [
+                            .init(.id, \\Strata.EntityID<Marker>.id, \\Strata.EntityID<Marker>?.?.id),
+                        ]
                     }
                 }
                 """
@@ -230,6 +256,17 @@ struct EntityExpansionTests {
                         if keyPath == \Contact.seen { return .field(4) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Contact>] {
+                        [
+                            .init(.id, \Strata.EntityID<Contact>.id, \Strata.EntityID<Contact>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Contact>.phone, \Strata.EntityID<Contact>?.?.phone),
+                            .init(.field(1), \Strata.EntityID<Contact>.fax, \Strata.EntityID<Contact>?.?.fax),
+                            .init(.field(2), \Strata.EntityID<Contact>.pager, \Strata.EntityID<Contact>?.?.pager),
+                            .init(.field(3), \Strata.EntityID<Contact>.city, \Strata.EntityID<Contact>?.?.city),
+                            .init(.field(4), \Strata.EntityID<Contact>.seen, \Strata.EntityID<Contact>?.?.seen),
+                        ]
+                    }
                 }
                 """#
         )
@@ -273,6 +310,13 @@ struct EntityExpansionTests {
                         if keyPath == \Event.created { return .field(0) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Event>] {
+                        [
+                            .init(.id, \Strata.EntityID<Event>.id, \Strata.EntityID<Event>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Event>.created, \Strata.EntityID<Event>?.?.created),
+                        ]
+                    }
                 }
                 """#
         )
@@ -315,6 +359,13 @@ struct EntityExpansionTests {
                         if keyPath == \Item.`default` { return .field(0) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Item>] {
+                        [
+                            .init(.id, \Strata.EntityID<Item>.id, \Strata.EntityID<Item>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Item>.`default`, \Strata.EntityID<Item>?.?.`default`),
+                        ]
+                    }
                 }
                 """#
         )
@@ -355,6 +406,13 @@ struct EntityExpansionTests {
                         if keyPath == \Tag.id { return .id }
                         if keyPath == \Tag.label { return .field(0) }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Tag>] {
+                        [
+                            .init(.id, \Strata.EntityID<Tag>.id, \Strata.EntityID<Tag>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Tag>.label, \Strata.EntityID<Tag>?.?.label),
+                        ]
                     }
                 }
                 """#,
@@ -401,6 +459,13 @@ struct EntityExpansionTests {
                         if keyPath == \Library.Book.id { return .id }
                         if keyPath == \Library.Book.title { return .field(0) }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Library.Book>] {
+                        [
+                            .init(.id, \Strata.EntityID<Library.Book>.id, \Strata.EntityID<Library.Book>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Library.Book>.title, \Strata.EntityID<Library.Book>?.?.title),
+                        ]
                     }
                 }
                 """#

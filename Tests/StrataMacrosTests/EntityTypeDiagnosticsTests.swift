@@ -190,6 +190,16 @@ struct EntityTypeDiagnosticsTests {
                         if keyPath == \Reading.valid { return .field(3) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Reading>] {
+                        [
+                            .init(.id, \Strata.EntityID<Reading>.id, \Strata.EntityID<Reading>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Reading>.offset, \Strata.EntityID<Reading>?.?.offset),
+                            .init(.field(1), \Strata.EntityID<Reading>.ratio, \Strata.EntityID<Reading>?.?.ratio),
+                            .init(.field(2), \Strata.EntityID<Reading>.below, \Strata.EntityID<Reading>?.?.below),
+                            .init(.field(3), \Strata.EntityID<Reading>.valid, \Strata.EntityID<Reading>?.?.valid),
+                        ]
+                    }
                 }
                 """#
         )

@@ -38,6 +38,12 @@ struct FieldMacroTests {
                         if keyPath == \Person.id { return .id }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                        ]
+                    }
                 }
                 """#,
             diagnostics: [
@@ -76,6 +82,13 @@ struct FieldMacroTests {
                         if keyPath == \Person.id { return .id }
                         if keyPath == \Person.doubled { return .virtual("doubled") }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                            .init(.virtual("doubled"), \Strata.EntityID<Person>.doubled, \Strata.EntityID<Person>?.?.doubled),
+                        ]
                     }
                 }
                 """#,

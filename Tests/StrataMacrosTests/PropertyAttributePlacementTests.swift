@@ -45,6 +45,12 @@ struct PropertyAttributePlacementTests {
                         if keyPath == \Person.id { return .id }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                        ]
+                    }
                 }
                 """#,
             diagnostics: [
@@ -89,6 +95,13 @@ struct PropertyAttributePlacementTests {
                         if keyPath == \Person.id { return .id }
                         if keyPath == \Person.label { return .virtual("label") }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
+                            .init(.virtual("label"), \Strata.EntityID<Person>.label, \Strata.EntityID<Person>?.?.label),
+                        ]
                     }
                 }
                 """#,

@@ -67,6 +67,17 @@ struct RelationshipExpansionTests {
                         if keyPath == \Pet.shelf { return .field(4) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Pet>] {
+                        [
+                            .init(.id, \Strata.EntityID<Pet>.id, \Strata.EntityID<Pet>?.?.id),
+                            .toOne(field: 0, \Pet.owner, \Strata.EntityID<Pet>.owner, \Strata.EntityID<Pet>?.?.owner),
+                            .toOne(field: 1, \Pet.vet, \Strata.EntityID<Pet>.vet, \Strata.EntityID<Pet>?.?.vet),
+                            .toOne(field: 2, \Pet.breeder, \Strata.EntityID<Pet>.breeder, \Strata.EntityID<Pet>?.?.breeder),
+                            .toOne(field: 3, \Pet.walker, \Strata.EntityID<Pet>.walker, \Strata.EntityID<Pet>?.?.walker),
+                            .toOne(field: 4, \Pet.shelf, \Strata.EntityID<Pet>.shelf, \Strata.EntityID<Pet>?.?.shelf),
+                        ]
+                    }
                 }
                 """#
         )
@@ -152,6 +163,23 @@ struct RelationshipExpansionTests {
                         if keyPath == \Wrapper.Person.`default`.count { return .toManyCount(4) }
                         return nil
                     }
+
+                    public static func navigableMembers() -> [Strata.NavigableMember<Wrapper.Person>] {
+                        [
+                            .init(.id, \Strata.EntityID<Wrapper.Person>.id, \Strata.EntityID<Wrapper.Person>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Wrapper.Person>.name, \Strata.EntityID<Wrapper.Person>?.?.name),
+                            .init(.toMany(0), \Strata.EntityID<Wrapper.Person>.pets, \Strata.EntityID<Wrapper.Person>?.?.pets),
+                            .init(.toManyCount(0), \Strata.EntityID<Wrapper.Person>.pets?.count, \Strata.EntityID<Wrapper.Person>?.?.pets?.count),
+                            .init(.toMany(1), \Strata.EntityID<Wrapper.Person>.favorites, \Strata.EntityID<Wrapper.Person>?.?.favorites),
+                            .init(.toManyCount(1), \Strata.EntityID<Wrapper.Person>.favorites?.count, \Strata.EntityID<Wrapper.Person>?.?.favorites?.count),
+                            .init(.toMany(2), \Strata.EntityID<Wrapper.Person>.lent, \Strata.EntityID<Wrapper.Person>?.?.lent),
+                            .init(.toManyCount(2), \Strata.EntityID<Wrapper.Person>.lent?.count, \Strata.EntityID<Wrapper.Person>?.?.lent?.count),
+                            .init(.toMany(3), \Strata.EntityID<Wrapper.Person>.friends, \Strata.EntityID<Wrapper.Person>?.?.friends),
+                            .init(.toManyCount(3), \Strata.EntityID<Wrapper.Person>.friends?.count, \Strata.EntityID<Wrapper.Person>?.?.friends?.count),
+                            .init(.toMany(4), \Strata.EntityID<Wrapper.Person>.`default`, \Strata.EntityID<Wrapper.Person>?.?.`default`),
+                            .init(.toManyCount(4), \Strata.EntityID<Wrapper.Person>.`default`?.count, \Strata.EntityID<Wrapper.Person>?.?.`default`?.count),
+                        ]
+                    }
                 }
                 """#
         )
@@ -196,6 +224,14 @@ struct RelationshipExpansionTests {
                         if keyPath == \Tag.items.count { return .toManyCount(0) }
                         return nil
                     }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Tag>] {
+                        [
+                            .init(.id, \Strata.EntityID<Tag>.id, \Strata.EntityID<Tag>?.?.id),
+                            .init(.toMany(0), \Strata.EntityID<Tag>.items, \Strata.EntityID<Tag>?.?.items),
+                            .init(.toManyCount(0), \Strata.EntityID<Tag>.items?.count, \Strata.EntityID<Tag>?.?.items?.count),
+                        ]
+                    }
                 }
                 """#
         )
@@ -238,6 +274,13 @@ struct RelationshipExpansionTests {
                         if keyPath == \Pet.id { return .id }
                         if keyPath == \Pet.ownerID { return .field(0) }
                         return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Pet>] {
+                        [
+                            .init(.id, \Strata.EntityID<Pet>.id, \Strata.EntityID<Pet>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Pet>.ownerID, \Strata.EntityID<Pet>?.?.ownerID),
+                        ]
                     }
                 }
                 """#

@@ -166,6 +166,13 @@ struct ReadmeExamplesTests {
         #expect(Set(pets.map(\.name)) == ["Rex", "Tom"])
         #expect(try await stack.fetchCount(From<Pet>().where(.related(\.owner, \.name == "Ada"))) == 2)
         #expect(try await stack.fetchCount(From<Pet>().where(\.owner ~ \.name == "Ada")) == 2)
+        let prefetched = try await stack.fetchAll(From<Pet>().prefetching(\.owner))
+        #expect(prefetched.map { $0.owner?.name } == ["Ada", "Ada"] && prefetched[0].owner?.object?.petCount == 2)
+        #expect(try await stack.fetchAll(From<Pet>()).allSatisfy { $0.owner?.name == nil })
+        let byOwner = try await stack.fetchAll(
+            From<Pet>().where(\.owner?.name == "Ada").orderBy(.ascending(\.owner?.name) + .ascending(\.age)))
+        #expect(byOwner.map(\.age) == [3, 7])
+        #expect(try await stack.fetchCount(From<Pet>().where(#Predicate<Pet> { $0.owner?.name == "Ada" && $0.age > 2 })) == 2)
         #expect(try await stack.fetchCount(From<Owner>().where(.any(\.pets, \.age > 5))) == 1)
         #expect(try await stack.fetchCount(From<Owner>().where(.all(\.pets, \.age > 5))) == 0)
         #expect(try await stack.fetchCount(From<Owner>().where(\.pets.count > 1)) == 1)

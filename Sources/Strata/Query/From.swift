@@ -19,6 +19,8 @@ public struct From<E: Entity>: Sendable {
     public private(set) var batchSize: Int?
     /// How a list publisher groups objects into sections.
     public internal(set) var sections: SectionBy<E>?
+    /// The to-one relationships whose objects are loaded with the fetched objects.
+    var prefetches: [Prefetch<E>] = []
 
     /// Reads every object of entity `E`.
     public init() {
@@ -53,6 +55,25 @@ public struct From<E: Entity>: Sendable {
         return copy
     }
 
+    /// Loads the objects that a to-one relationship points to together with the fetched objects, in
+    /// one more query for the whole fetch (never one per object), in the same read.
+    ///
+    /// Each fetched object's relationship ID then carries its object, and reads its fields:
+    /// ```swift
+    /// let pets = try await stack.fetchAll(From<Pet>().prefetching(\.owner))
+    /// pets[0].owner?.name          // "Ada"
+    /// pets[0].owner?.object        // the whole Person, as of this fetch
+    /// ```
+    /// Prefetching applies to ``DataStack/fetchAll(_:)``, ``DataStack/fetchOne(_:)``,
+    /// ``DataStack/fetchBatches(_:)`` (batch by batch) and their read-context and transaction
+    /// counterparts; a list publisher refuses it. The loaded objects are snapshots like any other:
+    /// they do not follow later changes, and they are not loaded again on their own.
+    public func prefetching<Target: Entity>(_ relationship: any WritableKeyPath<E, EntityID<Target>?> & Sendable) -> From<E> {
+        var copy = self
+        copy.prefetches.append(Prefetch(relationship))
+        return copy
+    }
+
     /// Applies fetch options; later options override earlier ones of the same kind.
     public func tweak(_ tweaks: Tweak...) -> From<E> {
         var copy = self
@@ -76,6 +97,41 @@ public struct From<E: Entity>: Sendable {
         }
         if let batchSize, batchSize < 1 {
             throw StrataError(.invalidArgument, "A batch size must be at least 1 (got \(batchSize)).", entity: E.entityDescription.name)
+        }
+    }
+}
+
+/// Loads the targets of one to-one relationship for a list of fetched objects.
+struct Prefetch<E: Entity>: Sendable {
+    /// The entity name of the target, which observation would depend on.
+    let target: String
+    /// Replaces each object's relationship ID by one that carries the object it names.
+    let load: @Sendable (inout [E], Connection, StoreContext) throws -> Void
+
+    init<Target: Entity>(_ relationship: any WritableKeyPath<E, EntityID<Target>?> & Sendable) {
+        target = Target.entityDescription.name
+        load = { objects, connection, store in
+            var wanted: [EntityID<Target>] = []
+            var seen: Set<EntityID<Target>> = []
+            for object in objects {
+                if let id = object[keyPath: relationship], seen.insert(id).inserted { wanted.append(id) }
+            }
+            guard !wanted.isEmpty else { return }
+            let related = try connection.fetchExisting(ids: wanted, store: store)
+            let byID = Dictionary(related.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for index in objects.indices {
+                guard let id = objects[index][keyPath: relationship], let object = byID[id] else { continue }
+                objects[index][keyPath: relationship] = EntityID(loading: object)
+            }
+        }
+    }
+}
+
+extension From {
+    /// Loads the prefetched relationships of `objects`.
+    func loadPrefetched(_ objects: inout [E], connection: Connection, store: StoreContext) throws {
+        for prefetch in prefetches {
+            try prefetch.load(&objects, connection, store)
         }
     }
 }

@@ -3,13 +3,41 @@
 /// IDs are typed: a `Person.ID` can never be passed where a `Pet.ID` is expected. They are plain
 /// values (`Hashable`, `Sendable`, `Codable`) that stay valid across transactions and reads, and are
 /// never reused within a store, even after the object is deleted.
+///
+/// ## Following a to-one relationship
+///
+/// A to-one relationship holds the related object's ID, and an ID reads the related object's fields by
+/// name: `pet.owner?.name`. The same spelling names the related field in queries, where SQLite follows
+/// the relationship itself:
+///
+/// ```swift
+/// From<Pet>().where(\.owner?.name == "Ada").orderBy(.ascending(\.owner?.name))
+/// Where<Pet>(#Predicate { $0.owner?.company?.city == "Paris" })
+/// ```
+///
+/// On a fetched object, the fields are there when the fetch loaded the related object with the ID —
+/// ``From/prefetching(_:)`` does, in one query for all fetched objects — and `nil` otherwise;
+/// ``object`` tells which. Two IDs are equal when they name the same object, loaded or not. The ID's
+/// own members (``rawValue``, ``isSaved``, ``object``, ``description``) take precedence over fields of
+/// the same name.
+@dynamicMemberLookup
 public struct EntityID<E: Entity>: Hashable, Sendable, Comparable {
     /// The row ID in the entity's table.
     public let rawValue: Int64
 
+    /// The object loaded with this ID by a prefetching fetch.
+    private let loaded: LoadedObject<E>?
+
     /// Makes an ID from a row ID, for example one read back from your own storage.
     public init(rawValue: Int64) {
         self.rawValue = rawValue
+        self.loaded = nil
+    }
+
+    /// An ID that carries the object it names.
+    init(loading object: E) {
+        self.rawValue = object.id.rawValue
+        self.loaded = LoadedObject(object)
     }
 
     /// The ID of an object that was never stored (row ID 0, which SQLite never assigns).
@@ -18,8 +46,41 @@ public struct EntityID<E: Entity>: Hashable, Sendable, Comparable {
     /// Whether this ID names an object that was created in a store.
     public var isSaved: Bool { rawValue != 0 }
 
+    /// The object this ID names, as the fetch that produced the ID read it, when that fetch prefetched
+    /// the relationship (``From/prefetching(_:)``); `nil` otherwise.
+    public var object: E? { loaded?.object }
+
+    /// A field of the related object: its value when the object was loaded with this ID, else `nil`.
+    ///
+    /// In a filter or a sort key the same key path names the related field in SQL.
+    public subscript<Value>(dynamicMember field: KeyPath<E, Value>) -> Value? {
+        loaded?.object[keyPath: field]
+    }
+
+    /// An optional field of the related object, without a second level of optionality.
+    public subscript<Value>(dynamicMember field: KeyPath<E, Value?>) -> Value? {
+        loaded?.object[keyPath: field] ?? nil
+    }
+
+    public static func == (lhs: EntityID<E>, rhs: EntityID<E>) -> Bool {
+        lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
+    }
+
     public static func < (lhs: EntityID<E>, rhs: EntityID<E>) -> Bool {
         lhs.rawValue < rhs.rawValue
+    }
+}
+
+/// The immutable box that lets an ID carry the object it names without making `EntityID` recursive.
+final class LoadedObject<E: Entity>: Sendable {
+    let object: E
+
+    init(_ object: E) {
+        self.object = object
     }
 }
 
@@ -29,7 +90,7 @@ extension EntityID: CustomStringConvertible {
 
 extension EntityID: Codable {
     public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(Int64.self)
+        self.init(rawValue: try decoder.singleValueContainer().decode(Int64.self))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -125,11 +125,18 @@ public final class DataStack: Sendable {
     /// The objects that match, delivered in batches of the fetch's ``Tweak/batchSize(_:)`` (256 unless
     /// set), all from one consistent read. See ``FetchBatches``.
     public func fetchBatches<E: Entity>(_ from: From<E>) -> FetchBatches<E> {
+        let store = self.store
         let query = Result { () throws(StrataError) -> SQLQuery in
             _ = try store.entity(E.self)
             return try store.builder.select(from)
         }
-        return FetchBatches(pool: readers, query: query, batchSize: from.batchSize ?? 256)
+        var prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
+        if !from.prefetches.isEmpty {
+            prefetch = { @Sendable objects, connection in
+                try from.loadPrefetched(&objects, connection: connection, store: store)
+            }
+        }
+        return FetchBatches(pool: readers, query: query, batchSize: from.batchSize ?? 256, prefetch: prefetch)
     }
 
     /// The ID of the first object that matches, or `nil`.

@@ -18,10 +18,12 @@ public struct FetchBatches<E: Entity>: AsyncSequence, Sendable {
     let pool: ReaderPool
     let query: Result<SQLQuery, StrataError>
     let batchSize: Int
+    /// Loads the prefetched relationships of a batch (``From/prefetching(_:)``).
+    var prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
 
     /// Makes an iterator; each iterator runs the fetch anew.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(cursor: BatchCursor(pool: pool, query: query, batchSize: batchSize))
+        Iterator(cursor: BatchCursor(pool: pool, query: query, batchSize: batchSize, prefetch: prefetch))
     }
 
     /// Delivers the batches.
@@ -45,12 +47,18 @@ final class BatchCursor<E: Entity>: Sendable {
     private let pool: ReaderPool
     private let query: Result<SQLQuery, StrataError>
     private let batchSize: Int
+    /// Loads the prefetched relationships of a batch, in the cursor's read transaction.
+    private let prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
     private let state = Mutex(State())
 
-    init(pool: ReaderPool, query: Result<SQLQuery, StrataError>, batchSize: Int) {
+    init(
+        pool: ReaderPool, query: Result<SQLQuery, StrataError>, batchSize: Int,
+        prefetch: (@Sendable (inout [E], Connection) throws -> Void)? = nil
+    ) {
         self.pool = pool
         self.query = query
         self.batchSize = batchSize
+        self.prefetch = prefetch
     }
 
     func next() async throws -> [E]? {
@@ -68,10 +76,18 @@ final class BatchCursor<E: Entity>: Sendable {
             }
             let handle = reader.interruptHandle
             defer { handle.reset() }
-            let batch = try await withTaskCancellationHandler {
+            var batch = try await withTaskCancellationHandler {
                 try await reader.nextBatch(E.self, count: batchSize)
             } onCancel: {
                 handle.interrupt()
+            }
+            if let prefetch, !batch.isEmpty {
+                let fetched = batch
+                batch = try await reader.read { connection in
+                    var objects = fetched
+                    try prefetch(&objects, connection)
+                    return objects
+                }
             }
             if batch.count < batchSize { await finish() }
             return batch.isEmpty ? nil : batch

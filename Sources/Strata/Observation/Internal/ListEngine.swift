@@ -27,6 +27,8 @@ struct ListEngine<E: Entity>: Sendable {
     /// The order as fields Swift can compare, or `nil` when only SQL can sort (collations, derived values).
     private let sortFields: [SortField]?
     private let entityName: String
+    /// Why this list cannot be observed, when it cannot.
+    private let refusal: StrataError?
 
     /// The most changed objects merged incrementally, as a share of the list, before a full fetch is cheaper.
     private static var incrementalShare: Int { 4 }
@@ -35,6 +37,12 @@ struct ListEngine<E: Entity>: Sendable {
         let entity = E.entityDescription
         entityName = entity.name
         section = original.sections
+        refusal = original.prefetches.isEmpty ? nil : StrataError(
+            .unsupportedQuery,
+            "A list publisher does not prefetch relationships: its snapshots would not follow changes of the "
+                + "prefetched objects. Remove prefetching(_:) from the list's From, and observe or fetch the "
+                + "related objects by their IDs.",
+            entity: entity.name)
         var from = original
         // Sections are contiguous: order by the section field first. Ties are broken by the ID, so the
         // order is total and the same in SQL and in Swift.
@@ -44,7 +52,7 @@ struct ListEngine<E: Entity>: Sendable {
         {
             terms.insert(OrderBy<E>.Term(column: section.column, ascending: true), at: 0)
         }
-        if !terms.contains(where: { (try? $0.column.get())?.column == "id" }) {
+        if !terms.contains(where: { (try? $0.column.get()).map { $0.column == "id" && $0.through.isEmpty } ?? false }) {
             terms.append(OrderBy<E>.Term(
                 column: .success(.id(of: entity.name)),
                 ascending: true))
@@ -53,7 +61,9 @@ struct ListEngine<E: Entity>: Sendable {
         self.from = from
         var fields: [SortField]? = []
         for term in terms {
-            guard term.collation == nil, let column = try? term.column.get(), column.kind == .column else {
+            guard term.collation == nil, let column = try? term.column.get(), column.kind == .column,
+                column.through.isEmpty
+            else {
                 fields = nil
                 break
             }
@@ -83,6 +93,7 @@ struct ListEngine<E: Entity>: Sendable {
     func snapshot(
         previous: ListSnapshot<E>?, changes: [ChangeSet]?, connection: Connection, store: StoreContext
     ) throws -> ListSnapshot<E> {
+        if let refusal { throw refusal }
         let objects: [E]
         if let previous, let changes, let touched = touchedIDs(changes, previousCount: previous.count) {
             statistics.record(incremental: true)

@@ -3,14 +3,16 @@ extension SQLExpression {
     func dependencies(graph: SchemaGraph) -> Set<String> {
         switch self {
         case .column(let column):
+            // Each relationship a related column follows makes its target a dependency.
+            let targets = Set(column.through.map(\.target))
             switch column.kind {
-            case .column: return []
-            case .toManyCount(let index): return Set([graph.toMany(column.entity, index)?.target].compactMap { $0 })
+            case .column: return targets
+            case .toManyCount(let index): return targets.union([graph.toMany(column.entity, index)?.target].compactMap { $0 })
             case .derived(let index):
                 guard let entity = graph.entities[column.entity], index < entity.derived.count,
                     let relationship = graph.toMany[column.entity]?.first(where: { $0.property == entity.derived[index].relationship })
-                else { return [] }
-                return [relationship.target]
+                else { return targets }
+                return targets.union([relationship.target])
             }
         case .value, .constant, .invalid: return []
         case .compare(let left, _, let right), .and(let left, let right), .or(let left, let right):

@@ -28,7 +28,12 @@ extension PredicateExpressions.NilLiteral: SQLTranslatablePredicateExpression {
 
 extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
     func sqlTerm<E: Entity>(in translator: PredicateTranslator<E>) throws(StrataError) -> PredicateTerm {
-        switch try translator.translate(root) {
+        let base = try translator.translate(root)
+        if let id = Root.Output.self as? any EntityIDNavigation.Type {
+            // `$0.owner?.name`: the key path reads a field of the object an ID names.
+            return try translator.navigate(from: base, keyPath, into: id.entityType)
+        }
+        switch base {
         case .entity:
             return try translator.column(keyPath)
         case .constant(let value):
@@ -64,6 +69,51 @@ extension PredicateTranslator {
         case .failure(let error):
             throw failure("key path \(PredicateKeyPathName.describe(keyPath))", error.message, field: error.field)
         }
+    }
+}
+
+/// Lets translation see which entity an `EntityID` type names.
+protocol EntityIDNavigation {
+    static var entityType: any Entity.Type { get }
+}
+
+extension EntityID: EntityIDNavigation {
+    static var entityType: any Entity.Type { E.self }
+}
+
+extension PredicateTranslator {
+    /// The field of a related object that `keyPath` reads from the ID `base` (`$0.owner?.name`): a
+    /// subquery that follows the relationship.
+    func navigate<T: Entity>(
+        from base: PredicateTerm, _ keyPath: AnyKeyPath, into target: T.Type
+    ) throws(StrataError) -> PredicateTerm {
+        guard case .scalar(.column(let reference)) = base, reference.kind == .column,
+            reference.isToOne || (reference.column == "id" && reference.property == "id")
+        else {
+            throw failure(
+                "key path \(PredicateKeyPathName.describe(keyPath)) on an ID that is not a relationship",
+                "fields of a related object can be read through a to-one relationship (@Relationship) "
+                    + "(`$0.owner?.name`), not through a captured, computed or plain stored ID; compare the ID "
+                    + "instead (`$0.owner == ownerID`).")
+        }
+        guard let chained = Navigation.memberThroughID(keyPath, of: T.self) else {
+            throw failure(
+                "key path \(PredicateKeyPathName.describe(keyPath)) through \(T.self).ID",
+                "only \(T.self)'s stored fields, ID, derived fields and to-many counts can be read through a "
+                    + "relationship; the ID's own properties (rawValue, isSaved, object) have no meaning in SQL.")
+        }
+        var column: ColumnRef
+        switch ColumnResolver.column(for: chained) {
+        case .success(let resolved): column = resolved
+        case .failure(let error):
+            throw failure("key path \(PredicateKeyPathName.describe(keyPath))", error.message, field: error.field)
+        }
+        column.through = reference.through
+        if !(reference.column == "id" && reference.property == "id") {
+            // The ID is held in a column of the object: follow it. (An object's own ID leads back to it.)
+            column.through.append(ToOneHop(entity: reference.entity, column: reference.column, target: T.entityDescription.name))
+        }
+        return .scalar(.column(column))
     }
 }
 

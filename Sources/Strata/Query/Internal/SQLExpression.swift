@@ -20,6 +20,11 @@ struct ColumnRef: Sendable, Hashable {
     var entity: String = ""
     /// What the reference reads.
     var kind: Kind = .column
+    /// The to-one relationships followed from the queried entity to `entity`, outermost first; empty
+    /// for a column of the queried entity itself.
+    var through: [ToOneHop] = []
+    /// Whether the column holds a to-one relationship, which queries can follow.
+    var isToOne = false
 
     /// The ID column of an entity.
     static func id(of entity: String) -> ColumnRef {
@@ -83,16 +88,42 @@ indirect enum SQLExpression: Sendable {
 
 /// Resolves key paths and keys of an entity to columns.
 enum ColumnResolver {
-    /// The column a key path reads.
+    /// The column a key path reads: a member of `E`, or of an entity reached through its to-one
+    /// relationships (`\Pet.owner?.name`).
     static func column<E: Entity>(for keyPath: PartialKeyPath<E>) -> Result<ColumnRef, StrataError> {
-        let entity = E.entityDescription
-        switch E.member(for: keyPath) {
+        if let member = E.member(for: keyPath) {
+            return column(for: member, in: E.entityDescription)
+        }
+        if let chained = Navigation.chainedMember(keyPath, from: E.self) {
+            return column(for: chained)
+        }
+        return .failure(StrataError(
+            .unsupportedQuery,
+            "A key path of \(E.self) used in a query is not a stored field; only stored fields, the ID, derived "
+                + "fields, to-many counts and fields of related objects (\\.owner?.name) can be filtered and sorted on.",
+            entity: E.entityDescription.name))
+    }
+
+    /// The column of a member reached through to-one relationships.
+    static func column(for chained: ChainedMember) -> Result<ColumnRef, StrataError> {
+        column(for: chained.member, in: chained.entity).map { column in
+            var column = column
+            column.through = chained.hops
+            return column
+        }
+    }
+
+    /// The column of one member of an entity.
+    static func column(for member: EntityMember, in entity: EntityDescription) -> Result<ColumnRef, StrataError> {
+        switch member {
         case .id:
             return .success(.id(of: entity.name))
         case .field(let index):
             let field = entity.fields[index]
-            return .success(ColumnRef(
-                column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name))
+            var column = ColumnRef(
+                column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name)
+            column.isToOne = field.toOne != nil
+            return .success(column)
         case .derived(let index):
             let derived = entity.derived[index]
             return .success(ColumnRef(
@@ -106,21 +137,15 @@ enum ColumnResolver {
         case .virtual(let name):
             return .failure(StrataError(
                 .unsupportedQuery,
-                "\(E.self).\(name) is a virtual field (computed, never stored), so it cannot be used in a query; "
-                    + "filter and sort on the stored fields it is computed from.",
+                "\(entity.typeName).\(name) is a virtual field (computed, never stored), so it cannot be used in a "
+                    + "query; filter and sort on the stored fields it is computed from.",
                 entity: entity.name, field: name))
         case .toMany(let index):
             return .failure(StrataError(
                 .unsupportedQuery,
-                "\(E.self).\(entity.toMany[index].property) is a to-many relationship; filter on it with "
+                "\(entity.typeName).\(entity.toMany[index].property) is a to-many relationship; filter on it with "
                     + "Where.any, Where.all or its count, not as a column.",
                 entity: entity.name, field: entity.toMany[index].property))
-        case nil:
-            return .failure(StrataError(
-                .unsupportedQuery,
-                "A key path of \(E.self) used in a query is not a stored field; only stored fields and the ID "
-                    + "can be filtered and sorted on.",
-                entity: entity.name))
         }
     }
 

@@ -174,6 +174,15 @@ struct QueryBuilder: Sendable {
     /// Subqueries in select lists and ORDER BY are generated here and contain no bound values, so they
     /// can be built before or after the rest of the statement.
     func columnSQL(_ column: ColumnRef, qualifier: String, into query: inout SQLQuery) throws(StrataError) -> String {
+        if let hop = column.through.first {
+            // A column of a related object: a subquery that follows the ID in the hop's column.
+            var inner = column
+            inner.through.removeFirst()
+            let alias = query.nextAlias()
+            let value = try columnSQL(inner, qualifier: alias, into: &query)
+            return "(SELECT \(value) FROM \(dialect.quote(hop.target)) AS \(alias) WHERE \(alias)."
+                + "\(dialect.quote("id")) = \(qualifier).\(dialect.quote(hop.column)))"
+        }
         switch column.kind {
         case .column: return "\(qualifier).\(dialect.quote(column.column))"
         case .derived(let index): return try derivedValue(column.entity, index, outer: qualifier, into: &query)

@@ -14,6 +14,9 @@ extension Connection {
         } catch let error as StrataError {
             throw error.with(entity: entity.description.name)
         }
+        if !from.prefetches.isEmpty {
+            try from.loadPrefetched(&objects, connection: self, store: store)
+        }
         return objects
     }
 
