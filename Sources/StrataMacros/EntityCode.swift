@@ -34,7 +34,9 @@ struct EntityCode {
     /// declares the conformance (`addingConformance` is then `false`).
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {
         let conformance = addingConformance ? ": Strata.Entity" : ""
-        let members = [entityDescription, rowInitializer, newObjectInitializer, encodeFields, member, navigableMembers]
+        let members = [
+            entityDescription, rowInitializer, newObjectInitializer, encodeFields, member, navigableMembers, decodeAll,
+        ]
             .map { $0.map { "    " + $0 }.joined(separator: "\n") }
         return DeclSyntax(
             stringLiteral: "extension \(qualifiedType)\(conformance) {\n"
@@ -159,6 +161,20 @@ struct EntityCode {
         let signature =
             "\(access)static func navigableMembers() -> [Strata.NavigableMember<\(qualifiedType)>]"
         return [signature + " {", "    ["] + entries.map { "        " + $0 + "," } + ["    ]", "}"]
+    }
+
+    /// `decodeAll(_:)`: the row loop of a fetch, compiled for this type rather than through generic
+    /// witnesses (measurably faster for large fetches).
+    private var decodeAll: [String] {
+        [
+            "\(access)static func decodeAll(_ rows: Strata.RowSequence) throws -> [\(qualifiedType)] {",
+            "    var objects: [\(qualifiedType)] = []",
+            "    while let row = try rows.next() {",
+            "        objects.append(try \(qualifiedType)(row: row))",
+            "    }",
+            "    return objects",
+            "}",
+        ]
     }
 
     // MARK: - Helpers

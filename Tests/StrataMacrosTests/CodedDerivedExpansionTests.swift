@@ -76,6 +76,14 @@ struct CodedDerivedExpansionTests {
                             .init(.field(4), \Strata.EntityID<Profile>.visits, \Strata.EntityID<Profile>?.?.visits),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Profile] {
+                        var objects: [Profile] = []
+                        while let row = try rows.next() {
+                            objects.append(try Profile(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -142,6 +150,14 @@ struct CodedDerivedExpansionTests {
                             .init(.field(1), \Strata.EntityID<Theme>.tint, \Strata.EntityID<Theme>?.?.tint),
                             .init(.field(2), \Strata.EntityID<Theme>.accent, \Strata.EntityID<Theme>?.?.accent),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Theme] {
+                        var objects: [Theme] = []
+                        while let row = try rows.next() {
+                            objects.append(try Theme(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#
@@ -240,6 +256,14 @@ struct CodedDerivedExpansionTests {
                             .init(.derived(5), \Strata.EntityID<Person>.latest, \Strata.EntityID<Person>?.?.latest),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -323,6 +347,14 @@ struct CodedDerivedExpansionTests {
                             .init(.virtual("reading"), \Strata.EntityID<Person>.reading, \Strata.EntityID<Person>?.?.reading),
                             .init(.virtual("old"), \Strata.EntityID<Person>.old, \Strata.EntityID<Person>?.?.old),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#

@@ -85,6 +85,14 @@ struct EntityExpansionTests {
                             .init(.virtual("computed"), \Strata.EntityID<Person>.computed, \Strata.EntityID<Person>?.?.computed),
                         ]
                     }
+
+                    public static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -145,6 +153,14 @@ struct EntityExpansionTests {
                             .init(.field(1), \Strata.EntityID<Note>.edited, \Strata.EntityID<Note>?.?.edited),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Note] {
+                        var objects: [Note] = []
+                        while let row = try rows.next() {
+                            objects.append(try Note(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -185,6 +201,14 @@ struct EntityExpansionTests {
                         [
                             .init(.id, \\Strata.EntityID<Marker>.id, \\Strata.EntityID<Marker>?.?.id),
                         ]
+                    }
+
+                    package static func decodeAll(_ rows: Strata.RowSequence) throws -> [Marker] {
+                        var objects: [Marker] = []
+                        while let row = try rows.next() {
+                            objects.append(try Marker(row: row))
+                        }
+                        return objects
                     }
                 }
                 """
@@ -267,6 +291,14 @@ struct EntityExpansionTests {
                             .init(.field(4), \Strata.EntityID<Contact>.seen, \Strata.EntityID<Contact>?.?.seen),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Contact] {
+                        var objects: [Contact] = []
+                        while let row = try rows.next() {
+                            objects.append(try Contact(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -317,6 +349,14 @@ struct EntityExpansionTests {
                             .init(.field(0), \Strata.EntityID<Event>.created, \Strata.EntityID<Event>?.?.created),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Event] {
+                        var objects: [Event] = []
+                        while let row = try rows.next() {
+                            objects.append(try Event(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -366,6 +406,14 @@ struct EntityExpansionTests {
                             .init(.field(0), \Strata.EntityID<Item>.`default`, \Strata.EntityID<Item>?.?.`default`),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Item] {
+                        var objects: [Item] = []
+                        while let row = try rows.next() {
+                            objects.append(try Item(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -413,6 +461,14 @@ struct EntityExpansionTests {
                             .init(.id, \Strata.EntityID<Tag>.id, \Strata.EntityID<Tag>?.?.id),
                             .init(.field(0), \Strata.EntityID<Tag>.label, \Strata.EntityID<Tag>?.?.label),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Tag] {
+                        var objects: [Tag] = []
+                        while let row = try rows.next() {
+                            objects.append(try Tag(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#,
@@ -466,6 +522,14 @@ struct EntityExpansionTests {
                             .init(.id, \Strata.EntityID<Library.Book>.id, \Strata.EntityID<Library.Book>?.?.id),
                             .init(.field(0), \Strata.EntityID<Library.Book>.title, \Strata.EntityID<Library.Book>?.?.title),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Library.Book] {
+                        var objects: [Library.Book] = []
+                        while let row = try rows.next() {
+                            objects.append(try Library.Book(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#

@@ -200,6 +200,14 @@ struct EntityTypeDiagnosticsTests {
                             .init(.field(3), \Strata.EntityID<Reading>.valid, \Strata.EntityID<Reading>?.?.valid),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Reading] {
+                        var objects: [Reading] = []
+                        while let row = try rows.next() {
+                            objects.append(try Reading(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )

@@ -44,6 +44,14 @@ struct FieldMacroTests {
                             .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#,
             diagnostics: [
@@ -89,6 +97,14 @@ struct FieldMacroTests {
                             .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
                             .init(.virtual("doubled"), \Strata.EntityID<Person>.doubled, \Strata.EntityID<Person>?.?.doubled),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#,

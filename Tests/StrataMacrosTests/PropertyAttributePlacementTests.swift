@@ -51,6 +51,14 @@ struct PropertyAttributePlacementTests {
                             .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#,
             diagnostics: [
@@ -102,6 +110,14 @@ struct PropertyAttributePlacementTests {
                             .init(.id, \Strata.EntityID<Person>.id, \Strata.EntityID<Person>?.?.id),
                             .init(.virtual("label"), \Strata.EntityID<Person>.label, \Strata.EntityID<Person>?.?.label),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Person] {
+                        var objects: [Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Person(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#,

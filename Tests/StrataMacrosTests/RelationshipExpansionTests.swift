@@ -78,6 +78,14 @@ struct RelationshipExpansionTests {
                             .toOne(field: 4, \Pet.shelf, \Strata.EntityID<Pet>.shelf, \Strata.EntityID<Pet>?.?.shelf),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Pet] {
+                        var objects: [Pet] = []
+                        while let row = try rows.next() {
+                            objects.append(try Pet(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -180,6 +188,14 @@ struct RelationshipExpansionTests {
                             .init(.toManyCount(4), \Strata.EntityID<Wrapper.Person>.`default`?.count, \Strata.EntityID<Wrapper.Person>?.?.`default`?.count),
                         ]
                     }
+
+                    public static func decodeAll(_ rows: Strata.RowSequence) throws -> [Wrapper.Person] {
+                        var objects: [Wrapper.Person] = []
+                        while let row = try rows.next() {
+                            objects.append(try Wrapper.Person(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -232,6 +248,14 @@ struct RelationshipExpansionTests {
                             .init(.toManyCount(0), \Strata.EntityID<Tag>.items?.count, \Strata.EntityID<Tag>?.?.items?.count),
                         ]
                     }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Tag] {
+                        var objects: [Tag] = []
+                        while let row = try rows.next() {
+                            objects.append(try Tag(row: row))
+                        }
+                        return objects
+                    }
                 }
                 """#
         )
@@ -281,6 +305,14 @@ struct RelationshipExpansionTests {
                             .init(.id, \Strata.EntityID<Pet>.id, \Strata.EntityID<Pet>?.?.id),
                             .init(.field(0), \Strata.EntityID<Pet>.ownerID, \Strata.EntityID<Pet>?.?.ownerID),
                         ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Pet] {
+                        var objects: [Pet] = []
+                        while let row = try rows.next() {
+                            objects.append(try Pet(row: row))
+                        }
+                        return objects
                     }
                 }
                 """#

@@ -91,3 +91,18 @@ public struct Row {
 
 @available(*, unavailable)
 extension Row: Sendable {}
+
+/// The rows of a running query, one at a time: generated ``Entity/decodeAll(_:)`` code reads them in
+/// a loop specialized for its entity type.
+public struct RowSequence {
+    let statement: Statement
+
+    init(statement: Statement) {
+        self.statement = statement
+    }
+
+    /// The next row, or `nil` after the last one.
+    public func next() throws -> Row? {
+        try statement.step() ? Row(statement: statement) : nil
+    }
+}

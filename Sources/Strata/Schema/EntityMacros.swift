@@ -7,7 +7,7 @@
 ///
 /// - Parameter name: The entity (and table) name; the type name when omitted.
 @attached(member, names: named(id))
-@attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member), named(navigableMembers))
+@attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member), named(navigableMembers), named(decodeAll))
 public macro Entity(name: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
 
 /// Sets the options of a stored field of an ``Entity(name:)`` struct.

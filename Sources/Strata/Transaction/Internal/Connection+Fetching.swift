@@ -5,12 +5,9 @@ extension Connection {
         let query = try store.builder.select(from)
         let statement = try cachedStatement(query.sql)
         try statement.bind(query.bindings)
-        var objects: [E] = []
-        let row = Row(statement: statement)
+        var objects: [E]
         do {
-            while try statement.step() {
-                objects.append(try E(row: row))
-            }
+            objects = try E.decodeAll(RowSequence(statement: statement))
         } catch let error as StrataError {
             throw error.with(entity: entity.description.name)
         }
