@@ -20,6 +20,19 @@ import Foundation
 public final class Transaction: ReadContext {
     /// The changes made so far and not yet committed.
     var changes = ChangeSet()
+    /// Assigns the IDs of created objects; owned by the writer.
+    let ids: IDAllocator
+
+    init(connection: Connection, store: StoreContext, ids: IDAllocator) {
+        self.ids = ids
+        super.init(connection: connection, store: store)
+    }
+
+    /// Records a deletion in the change set, and for the ID allocator.
+    func recordDelete(entity: String, id: Int64) {
+        changes.recordDelete(entity: entity, id: id)
+        ids.noteDeleted(entity, id)
+    }
 
     /// Whether the transaction created, edited or deleted anything so far.
     public var hasChanges: Bool { !changes.isEmpty }
@@ -57,17 +70,19 @@ public final class Transaction: ReadContext {
                 if case .integer(let target) = values[toOne.fieldIndex] { try checkTarget(toOne, target) }
             }
         }
+        let name = entity.description.name
         let statement = try connection.statement(entity.insert)
-        var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 1))
+        var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
         object.encodeFields(to: &encoder)
-        if let failure = encoder.failure { throw failure.with(entity: entity.description.name) }
+        if let failure = encoder.failure { throw failure.with(entity: name) }
+        let id = try ids.allocate(name, connection)
+        try statement.bind(.integer(id), at: 1)
         do {
             while try statement.step() {}
         } catch {
             throw describeConstraint(error, entity: entity.description)
         }
-        object.id = EntityID(rawValue: connection.lastInsertedRowID)
-        let name = entity.description.name
+        object.id = EntityID(rawValue: id)
         changes.recordInsert(entity: name, id: object.id.rawValue)
         guard entity.hasRelationships else { return object }
         // Relationships set in `configure`: follow the foreign keys, store the to-many members.
@@ -193,7 +208,7 @@ public final class Transaction: ReadContext {
             throw describeConstraint(error, entity: entity.description)
         }
         if connection.changes > 0 {
-            changes.recordDelete(entity: name, id: id.rawValue)
+            recordDelete(entity: name, id: id.rawValue)
         }
     }
 
@@ -232,7 +247,7 @@ public final class Transaction: ReadContext {
             throw describeConstraint(error, entity: entity.description)
         }
         for id in deleted {
-            changes.recordDelete(entity: entity.description.name, id: id)
+            recordDelete(entity: entity.description.name, id: id)
         }
         return deleted.count
     }

@@ -27,9 +27,10 @@ struct SQLiteDialect: SQLDialect {
 
     func columnType(_ storageClass: StorageClass) -> String { storageClass.rawValue }
 
-    /// IDs are never reused, even after deletes, so an ID seen by an observer or kept in history
-    /// always names the same object.
-    var primaryKeyDeclaration: String { "\"id\" INTEGER PRIMARY KEY AUTOINCREMENT" }
+    /// A row ID alias without `AUTOINCREMENT`: the writer assigns IDs itself and never reuses one, even
+    /// after deletes (see `IDAllocator`), so an ID seen by an observer or kept in history always names
+    /// the same object.
+    var primaryKeyDeclaration: String { "\"id\" INTEGER PRIMARY KEY" }
 
     var returningIDClause: String { " RETURNING \"id\"" }
 }

@@ -110,12 +110,10 @@ struct QueryBuilder: Sendable {
     }
 
     /// `INSERT INTO <table> (<fields>) VALUES (?, ...)`.
+    /// `INSERT`: the ID is parameter 1, the fields follow in order.
     func insert(_ entity: EntityDescription) -> String {
-        let columns = entity.fields.map { dialect.quote($0.column) }.joined(separator: ", ")
-        let placeholders = entity.fields.indices.map { dialect.placeholder($0 + 1) }.joined(separator: ", ")
-        if entity.fields.isEmpty {
-            return "INSERT INTO \(dialect.quote(entity.name)) DEFAULT VALUES"
-        }
+        let columns = ([dialect.quote("id")] + entity.fields.map { dialect.quote($0.column) }).joined(separator: ", ")
+        let placeholders = (0...entity.fields.count).map { dialect.placeholder($0 + 1) }.joined(separator: ", ")
         return "INSERT INTO \(dialect.quote(entity.name)) (\(columns)) VALUES (\(placeholders))"
     }
 

@@ -1,7 +1,8 @@
 /// The schema of an open stack with the SQL of each entity prepared once.
 final class StoreContext: Sendable {
-    /// The SQL Strata runs for one entity, built once per stack.
-    struct EntitySQL: Sendable {
+    /// The SQL Strata runs for one entity, built once per stack. A class, so that looking it up on every
+    /// create or fetch costs one reference count instead of one per field.
+    final class EntitySQL: Sendable {
         let description: EntityDescription
         let insert: StatementKey
         let selectByID: StatementKey
@@ -10,6 +11,18 @@ final class StoreContext: Sendable {
         let hasRelationships: Bool
         /// Its to-one relationships.
         let toOnes: [SchemaGraph.ToOne]
+
+        init(
+            description: EntityDescription, insert: StatementKey, selectByID: StatementKey, deleteByID: StatementKey,
+            hasRelationships: Bool, toOnes: [SchemaGraph.ToOne]
+        ) {
+            self.description = description
+            self.insert = insert
+            self.selectByID = selectByID
+            self.deleteByID = deleteByID
+            self.hasRelationships = hasRelationships
+            self.toOnes = toOnes
+        }
     }
 
     let schema: Schema

@@ -17,6 +17,8 @@ actor Writer {
     private let logger: Logger
 
     private var lastDataVersion: Int64?
+    /// Assigns the IDs of created objects.
+    private let ids = IDAllocator()
     private var isTurnTaken = false
     private var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     private var nextWaiter: UInt64 = 0
@@ -121,7 +123,7 @@ actor Writer {
         defer { passTurn() }
         try Task.checkCancellation()
         try begin()
-        let transaction = Transaction(connection: connection, store: store)
+        let transaction = Transaction(connection: connection, store: store, ids: ids)
         defer { transaction.isOpen = false }
         let handle = interruptHandle
         do {
@@ -156,9 +158,16 @@ actor Writer {
     private func begin() throws(StrataError) {
         let statement = try connection.statement(.beginImmediate)
         while try statement.step() {}
+        do {
+            try ids.checkExternalChanges(connection)
+        } catch {
+            rollback()
+            throw error
+        }
     }
 
     private func commit(_ changes: ChangeSet) throws(StrataError) {
+        try ids.saveMarks(connection)
         let statement = try connection.statement(.commit)
         while try statement.step() {}
         if !changes.isEmpty {
@@ -168,6 +177,7 @@ actor Writer {
     }
 
     private func rollback() {
+        ids.transactionEnded()
         guard connection.isInTransaction else { return }
         do {
             let statement = try connection.statement(.rollback)
@@ -188,7 +198,7 @@ actor Writer {
         }
         let token = nextToken
         nextToken += 1
-        unsafeTransaction = (token, Transaction(connection: connection, store: store))
+        unsafeTransaction = (token, Transaction(connection: connection, store: store, ids: ids))
         return token
     }
 

@@ -204,7 +204,7 @@ extension Transaction {
         }
         try run(builder.deleteRow(table: entity), [.integer(id)])
         if connection.changes > 0 {
-            changes.recordDelete(entity: entity, id: id)
+            recordDelete(entity: entity, id: id)
         }
         for (target, targetID) in cascades {
             try deleteApplyingRules(target, targetID, visited: &visited)

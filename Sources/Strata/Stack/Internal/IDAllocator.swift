@@ -1,0 +1,100 @@
+/// Assigns the IDs of new objects, so that an ID is never used twice in a store, without SQLite's
+/// `AUTOINCREMENT` (which reads and writes `sqlite_sequence` on every insert: a quarter of the cost of
+/// a bulk insert).
+///
+/// The next ID of an entity is kept in memory, starting above the table's largest ID and above the
+/// entity's *mark*: the largest ID ever deleted, which the metadata table keeps. Only transactions that
+/// delete write the mark, once per entity at commit; inserts cost nothing more than the insert itself.
+/// Another connection's commits (another process or stack) make the counters stale: the writer drops
+/// them when `PRAGMA data_version` says so, inside each write transaction, where no other connection
+/// can commit until it ends.
+///
+/// Confined to the writer: it is created, used and released on the writer's executor only, like the
+/// write connection it reads.
+final class IDAllocator {
+    /// The next ID per entity name, for the entities that inserted since the counters were loaded.
+    private var next: [String: Int64] = [:]
+    /// `PRAGMA data_version` when the counters were loaded.
+    private var dataVersion: Int64?
+    /// The largest ID deleted per entity in the running transaction, to be kept as its mark.
+    private var deleted: [String: Int64] = [:]
+
+    static func markKey(_ entity: String) -> String { "id_mark:\(entity)" }
+
+    /// Drops the counters when another connection committed since they were loaded. Call inside the
+    /// write transaction, where no other connection can commit.
+    func checkExternalChanges(_ connection: Connection) throws(StrataError) {
+        guard !next.isEmpty else { return }
+        if try Self.dataVersion(connection) != dataVersion { next.removeAll() }
+    }
+
+    /// The ID for a new object of `entity`.
+    func allocate(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
+        if let id = next[entity] {
+            next[entity] = id + 1
+            return id
+        }
+        let id = try load(entity, connection)
+        next[entity] = id + 1
+        return id
+    }
+
+    /// Notes that the running transaction deleted object `id` of `entity`.
+    func noteDeleted(_ entity: String, _ id: Int64) {
+        if id > deleted[entity, default: 0] { deleted[entity] = id }
+    }
+
+    /// Keeps the marks of the running transaction's deletions; call just before `COMMIT`.
+    func saveMarks(_ connection: Connection) throws(StrataError) {
+        guard !deleted.isEmpty else { return }
+        let table = SchemaSQL.metadataTable
+        let statement = try connection.cachedStatement(
+            "INSERT INTO \"\(table)\" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+                + "max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))")
+        for (entity, id) in deleted {
+            statement.reset()
+            try statement.bind([.text(Self.markKey(entity)), .integer(id)])
+            while try statement.step() {}
+        }
+        statement.reset()
+        deleted.removeAll()
+    }
+
+    /// Forgets the running transaction's deletions (it rolled back). Counters stay ahead: a gap in IDs
+    /// is harmless.
+    func transactionEnded() {
+        deleted.removeAll()
+    }
+
+    /// The first free ID of `entity`: above its largest ID, its mark, and `sqlite_sequence` for a table
+    /// an earlier version created with `AUTOINCREMENT`.
+    private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
+        if next.isEmpty { dataVersion = try Self.dataVersion(connection) }
+        let quoted = "\"" + entity.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        var sources = [
+            "coalesce((SELECT max(id) FROM \(quoted)), 0)",
+            "coalesce((SELECT CAST(value AS INTEGER) FROM \"\(SchemaSQL.metadataTable)\" WHERE key = ?1), 0)",
+        ]
+        if try hasSequenceTable(connection) {
+            sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?2), 0)")
+        }
+        let statement = try connection.makeStatement("SELECT max(\(sources.joined(separator: ", ")))")
+        try statement.bind(Array([.text(Self.markKey(entity)), .text(entity)].prefix(sources.count - 1)))
+        guard try statement.step(), case .integer(let largest) = statement.value(at: 0) else { return 1 }
+        return largest + 1
+    }
+
+    private func hasSequenceTable(_ connection: Connection) throws(StrataError) -> Bool {
+        let statement = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'")
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let count) = statement.value(at: 0) else { return false }
+        return count > 0
+    }
+
+    private static func dataVersion(_ connection: Connection) throws(StrataError) -> Int64? {
+        let statement = try connection.cachedStatement("PRAGMA data_version")
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
+        return version
+    }
+}
