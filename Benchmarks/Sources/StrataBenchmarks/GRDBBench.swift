@@ -24,9 +24,17 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
 
     private var mainPath: String { environment.path("\(prefix)-main.sqlite") }
 
+    /// GRDB's defaults, but for a busy timeout like Strata's and raw SQLite's (5 s): GRDB's default
+    /// fails at once when a lock is held, which made h fail now and then.
+    static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        return configuration
+    }
+
     private func makePool(_ path: String) throws -> DatabasePool {
         environment.remove(path)
-        let pool = try DatabasePool(path: path)
+        let pool = try DatabasePool(path: path, configuration: Self.configuration)
         try pool.write { db in try db.execute(sql: RawBench.schema) }
         return pool
     }
@@ -55,7 +63,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         let path = environment.path("\(prefix)-orders.sqlite")
         environment.remove(path)
         try Northwind.copyOrders(from: source, to: path)
-        let pool = try DatabasePool(path: path)
+        let pool = try DatabasePool(path: path, configuration: Self.configuration)
         for _ in 0..<northwindWarmUps {
             _ = try await pool.read { db in try Order.fetchAll(db) }
         }
