@@ -4,7 +4,7 @@ import Testing
 
 /// Following to-one relationships by key path (`\.company?.name`) in filters, sort keys, queries and
 /// `#Predicate`, and reading related fields from prefetched objects.
-@Suite("To-one navigation and prefetching")
+@Suite("To-one navigation and prefetching", .timeLimit(.minutes(1)))
 struct NavigationTests {
     let stack: DataStack
 
@@ -151,10 +151,30 @@ struct NavigationTests {
         }
     }
 
-    @Test("a list publisher refuses prefetching with an error that says why")
-    func listRefusesPrefetching() async throws {
-        var iterator = stack.listPublisher(From<ChainEmployee>().prefetching(\.company)).makeAsyncIterator()
-        await expectStrataError(.unsupportedQuery) { _ = try await iterator.next() }
+    @Test("a prefetching list follows its prefetched objects: a change to one updates the objects that carry it")
+    func listWithPrefetching() async throws {
+        var iterator = stack.listPublisher(
+            From<ChainEmployee>().prefetching(\.company).orderBy(.ascending(\.name))).makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        #expect(first.items.map { $0.company?.name } == ["Acme", "Nordic", "Nowhere", nil])
+        try await stack.perform { tx in
+            let acme = try #require(try tx.fetchOne(From<ChainCompany>().where(\.name == "Acme")))
+            try tx.edit(acme) { $0.name = "Acme Corp" }
+        }
+        let second = try #require(try await iterator.next())
+        #expect(second.items.map { $0.company?.name } == ["Acme Corp", "Nordic", "Nowhere", nil])
+        let diff = try #require(second.diff)
+        #expect(Set(diff.updatedIDs) == [second.items[0].id])
+        #expect(diff.insertedIDs.isEmpty && diff.deletedIDs.isEmpty && diff.movedIDs.isEmpty)
+        #expect(first.applying(diff)?.items.map { $0.company?.name } == second.items.map { $0.company?.name })
+        // A change of the list's own objects still arrives, with the companies loaded.
+        try await stack.perform { tx in
+            let bob = try #require(try tx.fetchOne(From<ChainEmployee>().where(\.name == "Bob")))
+            try tx.edit(bob) { $0.name = "Abe" }
+        }
+        let third = try #require(try await iterator.next())
+        #expect(third.items.map { $0.company?.name } == ["Nordic", "Acme Corp", "Nowhere", nil])
+        #expect(third.diff?.updatedIDs.isEmpty == false || third.diff?.movedIDs.isEmpty == false)
     }
 
     @Test("a list filtered or sorted through a relationship follows changes of the related objects")

@@ -99,7 +99,8 @@ extension DataStack {
         let core = ObservationCore<ListSnapshot<E>>(
             center: observation,
             isRelevant: { $0.touches(dependencies) },
-            isDuplicate: { $0 == $1 },
+            // Equal objects with a non-empty diff carry changed prefetched objects: not a duplicate.
+            isDuplicate: { old, new in old == new && !new.carriesRelatedChanges },
             fetch: { previous, changes in
                 _ = try store.entity(E.self)
                 return try await readers.read { connection in

@@ -41,9 +41,14 @@ public struct ListDiff<E: Entity>: Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { sections.isEmpty && items.isEmpty }
 
-    init(from old: ListSnapshot<E>, to new: ListSnapshot<E>) {
+    /// The difference from `old` to `new`. Objects in `relatedChanged` count as updated even when they
+    /// compare equal: what changed is an object they carry (a prefetched relationship).
+    init(from old: ListSnapshot<E>, to new: ListSnapshot<E>, relatedChanged: Set<EntityID<E>> = []) {
         sections = Self.headers(of: new).difference(from: Self.headers(of: old))
-        items = Self.items(of: new).difference(from: Self.items(of: old)).inferringMoves()
+        let oldItems = Self.items(of: old)
+        let newItems = Self.items(of: new)
+        items = Self.markingUpdated(
+            relatedChanged, in: newItems.difference(from: oldItems).inferringMoves(), old: oldItems, new: newItems)
         var removed: [EntityID<E>: Bool] = [:]   // value: whether the removal is a move
         var inserted: [EntityID<E>: Bool] = [:]
         for change in items.removals {
@@ -56,6 +61,37 @@ public struct ListDiff<E: Entity>: Sendable {
         deletedIDs = Set(removed.keys.filter { inserted[$0] == nil })
         updatedIDs = Set(inserted.compactMap { id, isMove in !isMove && removed[id] != nil ? id : nil })
         movedIDs = Set(inserted.compactMap { id, isMove in isMove ? id : nil })
+    }
+
+    /// `difference` with each object of `updated` removed and inserted again, unassociated, so that it
+    /// reads as an update: an object matched as unchanged or as moved gets a removal at its old offset
+    /// and an insertion at its new one.
+    private static func markingUpdated(
+        _ updated: Set<EntityID<E>>, in difference: CollectionDifference<Item>, old: [Item], new: [Item]
+    ) -> CollectionDifference<Item> {
+        guard !updated.isEmpty else { return difference }
+        var changes: [CollectionDifference<Item>.Change] = []
+        var removed: Set<EntityID<E>> = []
+        var inserted: Set<EntityID<E>> = []
+        for change in difference {
+            switch change {
+            case .remove(let offset, let item, let associated):
+                let isUpdated = updated.contains(item.object.id)
+                if isUpdated { removed.insert(item.object.id) }
+                changes.append(.remove(offset: offset, element: item, associatedWith: isUpdated ? nil : associated))
+            case .insert(let offset, let item, let associated):
+                let isUpdated = updated.contains(item.object.id)
+                if isUpdated { inserted.insert(item.object.id) }
+                changes.append(.insert(offset: offset, element: item, associatedWith: isUpdated ? nil : associated))
+            }
+        }
+        for (offset, item) in old.enumerated() where updated.contains(item.object.id) && !removed.contains(item.object.id) {
+            changes.append(.remove(offset: offset, element: item, associatedWith: nil))
+        }
+        for (offset, item) in new.enumerated() where updated.contains(item.object.id) && !inserted.contains(item.object.id) {
+            changes.append(.insert(offset: offset, element: item, associatedWith: nil))
+        }
+        return CollectionDifference(changes) ?? difference
     }
 
     private static func element<T>(_ change: CollectionDifference<T>.Change) -> T {

@@ -24,10 +24,14 @@ public struct ListSnapshot<E: Entity>: Sendable, Equatable {
     public let sections: [Section]
     /// The difference from the previous snapshot; `nil` for the first one.
     public let diff: ListDiff<E>?
+    /// Whether the objects are equal to the previous snapshot's but carry changed prefetched objects,
+    /// so that the snapshot is new although it compares equal.
+    let carriesRelatedChanges: Bool
 
-    init(sections: [Section], diff: ListDiff<E>?) {
+    init(sections: [Section], diff: ListDiff<E>?, carriesRelatedChanges: Bool = false) {
         self.sections = sections
         self.diff = diff
+        self.carriesRelatedChanges = carriesRelatedChanges
     }
 
     /// All objects, section after section.

@@ -65,9 +65,10 @@ public struct From<E: Entity>: Sendable {
     /// pets[0].owner?.object        // the whole Person, as of this fetch
     /// ```
     /// Prefetching applies to ``DataStack/fetchAll(_:)``, ``DataStack/fetchOne(_:)``,
-    /// ``DataStack/fetchBatches(_:)`` (batch by batch) and their read-context and transaction
-    /// counterparts; a list publisher refuses it. The loaded objects are snapshots like any other:
-    /// they do not follow later changes, and they are not loaded again on their own.
+    /// ``DataStack/fetchBatches(_:)`` (batch by batch), their read-context and transaction
+    /// counterparts, and list publishers. A fetched object's loaded objects are snapshots like any
+    /// other and do not follow later changes; a list publisher's do: a change to a prefetched object
+    /// yields a new snapshot, in whose diff the objects that carry it count as updated.
     public func prefetching<Target: Entity>(_ relationship: any WritableKeyPath<E, EntityID<Target>?> & Sendable) -> From<E> {
         var copy = self
         copy.prefetches.append(Prefetch(relationship))
@@ -107,9 +108,12 @@ struct Prefetch<E: Entity>: Sendable {
     let target: String
     /// Replaces each object's relationship ID by one that carries the object it names.
     let load: @Sendable (inout [E], Connection, StoreContext) throws -> Void
+    /// Whether two versions of an object carry equal prefetched objects (or none).
+    let isSameLoaded: @Sendable (E, E) -> Bool
 
     init<Target: Entity>(_ relationship: any WritableKeyPath<E, EntityID<Target>?> & Sendable) {
         target = Target.entityDescription.name
+        isSameLoaded = { old, new in old[keyPath: relationship]?.object == new[keyPath: relationship]?.object }
         load = { objects, connection, store in
             var wanted: [EntityID<Target>] = []
             var seen: Set<EntityID<Target>> = []

@@ -27,8 +27,6 @@ struct ListEngine<E: Entity>: Sendable {
     /// The order as fields Swift can compare, or `nil` when only SQL can sort (collations, derived values).
     private let sortFields: [SortField]?
     private let entityName: String
-    /// Why this list cannot be observed, when it cannot.
-    private let refusal: StrataError?
 
     /// The most changed objects merged incrementally, as a share of the list, before a full fetch is cheaper.
     private static var incrementalShare: Int { 4 }
@@ -37,12 +35,6 @@ struct ListEngine<E: Entity>: Sendable {
         let entity = E.entityDescription
         entityName = entity.name
         section = original.sections
-        refusal = original.prefetches.isEmpty ? nil : StrataError(
-            .unsupportedQuery,
-            "A list publisher does not prefetch relationships: its snapshots would not follow changes of the "
-                + "prefetched objects. Remove prefetching(_:) from the list's From, and observe or fetch the "
-                + "related objects by their IDs.",
-            entity: entity.name)
         var from = original
         // Sections are contiguous: order by the section field first. Ties are broken by the ID, so the
         // order is total and the same in SQL and in Swift.
@@ -86,6 +78,8 @@ struct ListEngine<E: Entity>: Sendable {
                 dependencies.formUnion(SQLExpression.column(column).dependencies(graph: graph))
             }
         }
+        // Prefetched objects are part of each snapshot: their changes refresh the list.
+        dependencies.formUnion(original.prefetches.map(\.target))
         self.dependencies = dependencies
     }
 
@@ -93,7 +87,6 @@ struct ListEngine<E: Entity>: Sendable {
     func snapshot(
         previous: ListSnapshot<E>?, changes: [ChangeSet]?, connection: Connection, store: StoreContext
     ) throws -> ListSnapshot<E> {
-        if let refusal { throw refusal }
         let objects: [E]
         if let previous, let changes, let touched = touchedIDs(changes, previousCount: previous.count) {
             statistics.record(incremental: true)
@@ -101,7 +94,7 @@ struct ListEngine<E: Entity>: Sendable {
             let fresh = try fetch(touched, connection: connection, store: store)
             // Nothing the list holds was touched, and no touched object joins it: the list is unchanged.
             if fresh.isEmpty, !items.contains(where: { touched.contains($0.id.rawValue) }) {
-                return previous
+                return ListSnapshot(sections: previous.sections, diff: previous.diff)
             }
             objects = merge(items, touched: touched, fresh: fresh)
         } else {
@@ -111,7 +104,26 @@ struct ListEngine<E: Entity>: Sendable {
         let sections = group(objects)
         let snapshot = ListSnapshot(sections: sections, diff: nil)
         guard let previous else { return snapshot }
-        return ListSnapshot(sections: sections, diff: ListDiff(from: previous, to: snapshot))
+        let related = relatedChanged(previous, objects)
+        return ListSnapshot(
+            sections: sections, diff: ListDiff(from: previous, to: snapshot, relatedChanged: related),
+            carriesRelatedChanges: !related.isEmpty)
+    }
+
+    /// The objects still in the list whose prefetched objects changed: equal as values (IDs compare
+    /// by row ID), they would not show in the diff on their own.
+    private func relatedChanged(_ previous: ListSnapshot<E>, _ objects: [E]) -> Set<EntityID<E>> {
+        guard !from.prefetches.isEmpty else { return [] }
+        var old: [EntityID<E>: E] = [:]
+        for section in previous.sections {
+            for object in section.items { old[object.id] = object }
+        }
+        var changed: Set<EntityID<E>> = []
+        for object in objects {
+            guard let before = old[object.id] else { continue }
+            if from.prefetches.contains(where: { !$0.isSameLoaded(before, object) }) { changed.insert(object.id) }
+        }
+        return changed
     }
 
     /// The IDs to re-read, or `nil` when a full fetch is needed.
