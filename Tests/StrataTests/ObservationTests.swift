@@ -146,6 +146,30 @@ struct ListPublisherTests {
         }
     }
 
+    @Test("a consumer that missed snapshots gets the newest with a diff from the one it saw", .timeLimit(.minutes(1)))
+    func slowConsumerDiff() async throws {
+        let stack = try await makeItemStack([("a", 1, 1, nil, false), ("b", 2, 2, nil, false)])
+        let publisher = stack.listPublisher(From<Item>().orderBy(.ascending(\.name)))
+        var slow = publisher.makeAsyncIterator()
+        var fast = publisher.makeAsyncIterator()
+        let seen = try #require(try await slow.next())
+        _ = try await fast.next()
+        // Two commits, each observed by the fast consumer alone: the slow one misses the snapshot between.
+        try await stack.perform { tx in _ = try tx.create(Into<Item>()) { $0.name = "c" } }
+        #expect(try await fast.next()?.items.map(\.name) == ["a", "b", "c"])
+        try await stack.perform { tx in
+            let a = try #require(try tx.fetchOne(From<Item>().where(\.name == "a")))
+            try tx.delete(a)
+        }
+        let newest = try #require(try await fast.next())
+        #expect(newest.items.map(\.name) == ["b", "c"])
+        let caughtUp = try #require(try await slow.next())
+        #expect(caughtUp == newest)
+        let diff = try #require(caughtUp.diff)
+        #expect(seen.applying(diff) == caughtUp)
+        #expect(diff.insertedIDs.count == 1 && diff.deletedIDs.count == 1)
+    }
+
     @Test("a one-row change in a long list re-reads only that row")
     func incremental() async throws {
         let stack = try await DataStack(itemSchema)

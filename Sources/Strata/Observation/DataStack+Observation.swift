@@ -107,6 +107,6 @@ extension DataStack {
                     try engine.snapshot(previous: previous, changes: changes, connection: connection, store: store)
                 }
             })
-        return ListPublisher(core: core, statistics: engine.statistics)
+        return ListPublisher(core: core, engine: engine)
     }
 }

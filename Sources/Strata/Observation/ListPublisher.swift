@@ -11,24 +11,34 @@
 /// to entities the list does not depend on cost it nothing; bursts of commits are coalesced (at most one
 /// fetch runs at a time); a commit that touches a few objects re-reads only those when the order can be
 /// computed in Swift. Consumers of one publisher share its fetches, a slow consumer receives the newest
-/// snapshot, and a publisher nobody iterates does no work.
+/// snapshot (with a diff from the one it saw last), and a publisher nobody iterates does no work.
 public struct ListPublisher<E: Entity>: AsyncSequence, Sendable {
     public typealias Element = ListSnapshot<E>
 
     let core: ObservationCore<ListSnapshot<E>>
-    let statistics: ListEngine<E>.Statistics
+    let engine: ListEngine<E>
+    var statistics: ListEngine<E>.Statistics { engine.statistics }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(consumer: ObservationConsumer(core: core))
+        Iterator(consumer: ObservationConsumer(core: core), engine: engine)
     }
 
     /// Delivers the snapshots.
     public struct Iterator: AsyncIteratorProtocol {
         let consumer: ObservationConsumer<ListSnapshot<E>>
+        let engine: ListEngine<E>
+        /// The snapshot this iterator delivered last.
+        var last: ListSnapshot<E>?
 
-        /// The next snapshot, or `nil` when iteration ends.
+        /// The next snapshot, or `nil` when iteration ends. Its diff always starts from the snapshot this
+        /// iterator delivered before, even when newer snapshots were made in between.
         public mutating func next() async throws -> ListSnapshot<E>? {
-            try await consumer.next()
+            guard var snapshot = try await consumer.next() else { return nil }
+            if let last, snapshot.diffBase != last.token {
+                snapshot = engine.rebase(snapshot, onto: last)
+            }
+            last = snapshot
+            return snapshot
         }
     }
 }

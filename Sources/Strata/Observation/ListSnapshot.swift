@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An immutable list of objects in sections, as a list publisher delivers it, with the difference from
 /// the snapshot before it.
 ///
@@ -27,11 +29,21 @@ public struct ListSnapshot<E: Entity>: Sendable, Equatable {
     /// Whether the objects are equal to the previous snapshot's but carry changed prefetched objects,
     /// so that the snapshot is new although it compares equal.
     let carriesRelatedChanges: Bool
+    /// Identifies this snapshot among a publisher's, so that a consumer can tell which one its diff
+    /// starts from.
+    let token: UInt64
+    /// The token of the snapshot ``diff`` starts from.
+    let diffBase: UInt64?
 
-    init(sections: [Section], diff: ListDiff<E>?, carriesRelatedChanges: Bool = false) {
+    init(
+        sections: [Section], diff: ListDiff<E>?, carriesRelatedChanges: Bool = false, token: UInt64? = nil,
+        diffBase: UInt64? = nil
+    ) {
         self.sections = sections
         self.diff = diff
         self.carriesRelatedChanges = carriesRelatedChanges
+        self.token = token ?? ListSnapshotTokens.next()
+        self.diffBase = diffBase
     }
 
     /// All objects, section after section.
@@ -97,5 +109,14 @@ public struct ListIndex: Hashable, Sendable, Comparable {
 
     public static func < (lhs: ListIndex, rhs: ListIndex) -> Bool {
         (lhs.section, lhs.item) < (rhs.section, rhs.item)
+    }
+}
+
+/// Tokens of list snapshots: unique in the process.
+enum ListSnapshotTokens {
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UInt64 {
+        counter.add(1, ordering: .relaxed).newValue
     }
 }

@@ -94,7 +94,8 @@ struct ListEngine<E: Entity>: Sendable {
             let fresh = try fetch(touched, connection: connection, store: store)
             // Nothing the list holds was touched, and no touched object joins it: the list is unchanged.
             if fresh.isEmpty, !items.contains(where: { touched.contains($0.id.rawValue) }) {
-                return ListSnapshot(sections: previous.sections, diff: previous.diff)
+                return ListSnapshot(
+                    sections: previous.sections, diff: previous.diff, token: previous.token, diffBase: previous.diffBase)
             }
             objects = merge(items, touched: touched, fresh: fresh)
         } else {
@@ -107,7 +108,16 @@ struct ListEngine<E: Entity>: Sendable {
         let related = relatedChanged(previous, objects)
         return ListSnapshot(
             sections: sections, diff: ListDiff(from: previous, to: snapshot, relatedChanged: related),
-            carriesRelatedChanges: !related.isEmpty)
+            carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: previous.token)
+    }
+
+    /// `snapshot` with its diff computed from `last` instead: for a consumer that did not see the
+    /// snapshots in between (it receives the newest one).
+    func rebase(_ snapshot: ListSnapshot<E>, onto last: ListSnapshot<E>) -> ListSnapshot<E> {
+        let related = relatedChanged(last, snapshot.items)
+        return ListSnapshot(
+            sections: snapshot.sections, diff: ListDiff(from: last, to: snapshot, relatedChanged: related),
+            carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: last.token)
     }
 
     /// The objects still in the list whose prefetched objects changed: equal as values (IDs compare
