@@ -71,6 +71,19 @@ struct NavigationTests {
         #expect(try await names(#Predicate<ChainEmployee> { $0.id.name == "Bob" }) == ["Bob"])
     }
 
+    @Test("format strings and keys follow to-one chains too")
+    func formatStringsAndKeys() async throws {
+        #expect(try await names(Where("company.name == %@", "Acme")) == ["Ann"])
+        #expect(try await names(Where("company.city.name IN %@", ["Oslo", "Paris"])) == ["Ann", "Bob"])
+        #expect(try await names(Where("company.name BEGINSWITH[c] %@ AND level > %d", "n", 1)) == ["Cid"])
+        #expect(try await names(Where("%K == nil", "company.city.name")) == ["Cid", "Dee"])
+        let sorted = try await stack.fetchAll(From<ChainEmployee>().orderBy(.descending("company.name") + .ascending("name")))
+        #expect(sorted.map(\.name) == ["Cid", "Bob", "Ann", "Dee"])
+        // An ID stored without @Relationship is no relationship to follow.
+        #expect(throws: StrataError.self) { try Where<ChainEmployee>(validating: "formerCompany.name == %@", "Acme") }
+        await expectStrataError(.invalidArgument) { _ = try await names(Where("formerCompany.name == %@", "Acme")) }
+    }
+
     @Test("navigation that SQL cannot do is a thrown error naming the construct")
     func refusals() async throws {
         let acme = try #require(try await stack.fetchOne(From<ChainCompany>().where(\.name == "Acme")))

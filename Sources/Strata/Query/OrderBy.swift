@@ -63,12 +63,12 @@ public struct OrderBy<E: Entity>: Sendable {
 
     /// Smallest values first, naming the field by its property name (or `id`).
     public static func ascending(_ key: String) -> OrderBy<E> {
-        OrderBy(terms: [Term(column: ColumnResolver.column(forKey: key, in: E.entityDescription), ascending: true)])
+        OrderBy(terms: [Term(column: ColumnResolver.column(forKeyPath: key, of: E.self).map(\.0), ascending: true)])
     }
 
     /// Largest values first, naming the field by its property name (or `id`).
     public static func descending(_ key: String) -> OrderBy<E> {
-        OrderBy(terms: [Term(column: ColumnResolver.column(forKey: key, in: E.entityDescription), ascending: false)])
+        OrderBy(terms: [Term(column: ColumnResolver.column(forKeyPath: key, of: E.self).map(\.0), ascending: false)])
     }
 
     /// The order of Foundation sort descriptors.

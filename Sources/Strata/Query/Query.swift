@@ -37,7 +37,7 @@ public struct Query<E: Entity, Result: Sendable>: Sendable {
     /// Groups rows by fields named by their property names.
     public func groupBy(_ keys: String...) -> Query<E, Result> {
         var copy = self
-        copy.groups += keys.map { ColumnResolver.column(forKey: $0, in: E.entityDescription) }
+        copy.groups += keys.map { ColumnResolver.column(forKeyPath: $0, of: E.self).map(\.0) }
         return copy
     }
 

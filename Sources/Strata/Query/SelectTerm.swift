@@ -45,7 +45,7 @@ public struct SelectTerm<E: Entity>: Sendable {
 
     /// The field's value, naming the field by its property name (or `id`).
     public static func attribute(_ key: String, as alias: String? = nil) -> SelectTerm<E> {
-        SelectTerm(function: .attribute, column: ColumnResolver.column(forKey: key, in: E.entityDescription), alias: alias)
+        SelectTerm(function: .attribute, column: ColumnResolver.column(forKeyPath: key, of: E.self).map(\.0), alias: alias)
     }
 
     /// The mean of the field over the rows (or each group); `nil` when there are none.

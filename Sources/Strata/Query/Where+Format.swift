@@ -44,7 +44,8 @@ extension Where {
     /// | Operand | Meaning |
     /// |---|---|
     /// | `age`, `#in` | a stored field of `E` by its property name, or `id`; `#` escapes a name that is a keyword |
-    /// | `%K` | a key given as a `String` argument |
+    /// | `owner.name`, `owner.company.city` | a field reached through to-one relationships (`nil` when a relationship is) |
+    /// | `%K` | a key or key path given as a `String` argument |
     /// | `%@` | any ``DatabaseValueConvertible`` argument (`nil` is `NULL`); for `IN` and `BETWEEN`, an array, a set or a range of them |
     /// | `%d` `%i` `%u` `%ld` `%lld` (and `%li` `%lu` `%lli` `%llu`) | an integer argument (any `BinaryInteger`, or a `Bool` as 0 or 1), or `nil` |
     /// | `%f` `%lf` | a floating-point argument (any `BinaryFloatingPoint`; integers are converted), or `nil` |
@@ -55,7 +56,7 @@ extension Where {
     ///
     /// A comparison with the key on the right (`30 < age`) is flipped (`age > 30`). Only `==` and `!=`
     /// accept `nil`; text tests need text on both sides (a `String`, `URL`, `Decimal` or `String`-backed
-    /// enum field, or a text value). Not supported: key paths through relationships (`a.b`), aggregates
+    /// enum field, or a text value). Not supported: key paths through to-many relationships, aggregates
     /// (`ANY`, `ALL`, `SOME`, `NONE`), `MATCHES`, `SELF`, `SUBQUERY` and functions.
     ///
     /// ## Errors
@@ -103,7 +104,7 @@ extension Where {
     /// Parses `format`; an invalid format string gives an invalid expression that throws when rendered.
     init(format: String, arguments: [(any Sendable)?]) {
         do throws(FormatError) {
-            self.init(try FormatParser.parse(format, arguments: arguments, entity: E.entityDescription))
+            self.init(try FormatParser.parse(format, arguments: arguments, entity: E.self))
         } catch {
             self.init(.invalid(Self.formatError(error, in: format)))
         }

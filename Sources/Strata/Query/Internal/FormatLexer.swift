@@ -145,7 +145,12 @@ struct FormatLexer {
 
     private mutating func word(start: Int, escaped: Bool) -> FormatToken {
         let nameStart = index
-        while let character = peek(), character.isLetter || character.isNumber || character == "_" {
+        while true {
+            while let character = peek(), character.isLetter || character.isNumber || character == "_" {
+                index += 1
+            }
+            // A key path through to-one relationships: `owner.name`.
+            guard peek() == ".", let next = peek(1), next.isLetter || next == "_" else { break }
             index += 1
         }
         let name = String(characters[nameStart..<index])
@@ -297,7 +302,7 @@ struct FormatLexer {
         case (",", _): kind = .comma
         case (".", _):
             throw FormatError(
-                "unexpected '.' at position \(start): key paths are not supported, name a stored field", position: start)
+                "unexpected '.' at position \(start): a key path joins field names (owner.name)", position: start)
         default:
             throw FormatError("unexpected character '\(character)' at position \(start)", position: start)
         }

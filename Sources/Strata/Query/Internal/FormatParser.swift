@@ -35,18 +35,22 @@ struct FormatParser {
     private let tokens: [FormatToken]
     private let arguments: [(any Sendable)?]
     private let entity: EntityDescription
+    /// Resolves a key (a property name or a key path through to-one relationships) to a column.
+    private let resolve: (String) -> Result<(ColumnRef, StorageClass), StrataError>
     private var index = 0
     private var argumentIndex = 0
     private var depth = 0
 
-    private init(tokens: [FormatToken], arguments: [(any Sendable)?], entity: EntityDescription) {
+    private init<E: Entity>(tokens: [FormatToken], arguments: [(any Sendable)?], entity: E.Type) {
         self.tokens = tokens
         self.arguments = arguments
-        self.entity = entity
+        self.entity = E.entityDescription
+        self.resolve = { key in ColumnResolver.column(forKeyPath: key, of: E.self) }
     }
 
-    /// Parses `format` with its arguments into an expression over the columns of `entity`.
-    static func parse(_ format: String, arguments: [(any Sendable)?], entity: EntityDescription)
+    /// Parses `format` with its arguments into an expression over the columns of `entity`, and of the
+    /// entities its to-one relationships lead to.
+    static func parse<E: Entity>(_ format: String, arguments: [(any Sendable)?], entity: E.Type)
         throws(FormatError) -> SQLExpression
     {
         let tokens = try FormatLexer.tokenize(format)
@@ -282,13 +286,17 @@ struct FormatParser {
     }
 
     func column(_ key: String, at token: FormatToken, viaArgument: Bool) throws(FormatError) -> Operand {
-        switch ColumnResolver.column(forKey: key, in: entity) {
-        case .success(let column):
-            let storageClass = entity.fields.first { $0.property == column.property }?.storageClass ?? .integer
+        switch resolve(key) {
+        case .success(let (column, storageClass)):
             return .column(column, storageClass)
-        case .failure:
-            let known = (["id"] + entity.fields.map(\.property)).joined(separator: ", ")
+        case .failure(let error):
             let given = viaArgument ? " (given for \(token.text))" : ""
+            guard !key.contains(".") else {
+                throw FormatError(
+                    "unknown key path '\(key)'\(given) at position \(token.position): \(error.message)",
+                    position: token.position, key: key)
+            }
+            let known = (["id"] + entity.fields.map(\.property)).joined(separator: ", ")
             throw FormatError(
                 "unknown key '\(key)'\(given) at position \(token.position) (known: \(known))",
                 position: token.position, key: key)

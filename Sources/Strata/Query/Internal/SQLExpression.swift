@@ -149,6 +149,44 @@ enum ColumnResolver {
         }
     }
 
+    /// The column a key names, with its storage class: a property name of `E` (or `id`), or a path
+    /// through to-one relationships (`owner.name`, `owner.company.city`), as format strings and keys
+    /// name them.
+    static func column<E: Entity>(forKeyPath key: String, of type: E.Type) -> Result<(ColumnRef, StorageClass), StrataError> {
+        var names = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let last = names.removeLast()
+        var hops: [ToOneHop] = []
+        var current: any Entity.Type = E.self
+        for name in names {
+            guard let step = toOneStep(name, of: current) else {
+                let entity = current.entityDescription
+                return .failure(StrataError(
+                    .unsupportedQuery,
+                    "In '\(key)', '\(name)' is not a to-one relationship of \(entity.name); a key path follows "
+                        + "to-one relationships (@Relationship) to a field.",
+                    entity: entity.name, field: name))
+            }
+            hops.append(step.hop)
+            current = step.target
+        }
+        let target = current.entityDescription
+        return column(forKey: last, in: target).map { column in
+            var column = column
+            column.through = hops
+            let storageClass = target.fields.first { $0.property == column.property }?.storageClass ?? .integer
+            return (column, storageClass)
+        }
+    }
+
+    /// The to-one relationship `name` of `type`: the hop into its target, and the target.
+    private static func toOneStep<T: Entity>(_ name: String, of type: T.Type) -> (hop: ToOneHop, target: any Entity.Type)? {
+        let entity = T.entityDescription
+        guard let index = entity.fields.firstIndex(where: { $0.property == name && $0.toOne != nil }),
+            let target = T.navigableMembers().first(where: { $0.member == .field(index) })?.target
+        else { return nil }
+        return (ToOneHop(entity, field: index, into: target.entityDescription), target)
+    }
+
     /// The column of a property name (or `id`), as format strings and `OrderBy` keys name them.
     static func column(forKey key: String, in entity: EntityDescription) -> Result<ColumnRef, StrataError> {
         if key == "id" {
