@@ -9,6 +9,7 @@ struct Person {
     @Field(.indexed) var age: Int = 0
     @Field(.unique) var email: String?
     @Field(dynamicInitialValue: { Date() }) var joined: Date = .distantPast
+    @Relationship var team: Team.ID?
 }
 
 @Entity
@@ -32,6 +33,7 @@ let team = try await stack.perform { tx in
             $0.name = name
             $0.age = age
             $0.email = "\(name.lowercased())-\(UUID().uuidString.prefix(8))@example.com"
+            $0.team = team.id
         }
     }
     return try tx.edit(team) { $0.memberCount = 4 }
@@ -41,6 +43,12 @@ print("Created team \(team.title) with \(team.memberCount) members")
 // Reads run on the reader pool and return immutable values.
 let adults = try await stack.fetchAll(From<Person>().where(\.age >= 18).orderBy(.ascending(\.name)))
 print("Adults: \(adults.map { "\($0.name) (\($0.age))" }.joined(separator: ", "))")
+
+// Relationships hold IDs. A to-one chain is a key path in any query, and prefetching loads the
+// related objects with the fetch, so that each ID reads its object's fields.
+let members = try await stack.fetchAll(
+    From<Person>().where(\.team?.title == team.title).prefetching(\.team).orderBy(.ascending(\.name)))
+print("Members: \(members.map { "\($0.name) of \($0.team?.title ?? "no team")" }.joined(separator: ", "))")
 
 // Edits write only what changed; deletes report how many objects went.
 let removed = try await stack.perform { tx in
