@@ -30,8 +30,10 @@ final class IDAllocator {
 
     /// The ID for a new object of `entity`.
     func allocate(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
-        if let id = next[entity] {
-            next[entity] = id + 1
+        if let index = next.index(forKey: entity) {
+            // One hash per insert: the counter is updated in place.
+            let id = next.values[index]
+            next.values[index] = id + 1
             return id
         }
         let id = try load(entity, connection)
