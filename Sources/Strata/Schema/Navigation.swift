@@ -52,22 +52,19 @@ extension Entity {
     public static func navigableMembers() -> [NavigableMember<Self>] { [] }
 }
 
-/// One step of a to-one chain: the ID held in `column` of the entity named `entity` names a row of the
-/// entity named `target`.
+/// One step of a to-one chain: the ID held in `column` (of the entity the chain has reached) names a
+/// row of the entity named `target`.
 struct ToOneHop: Sendable, Hashable {
-    let entity: String
     let column: String
     let target: String
 
     /// The hop through field `index` of `entity` into `target`.
     init(_ entity: EntityDescription, field index: Int, into target: EntityDescription) {
-        self.entity = entity.name
         self.column = entity.fields[index].column
         self.target = target.name
     }
 
-    init(entity: String, column: String, target: String) {
-        self.entity = entity
+    init(column: String, target: String) {
         self.column = column
         self.target = target
     }
@@ -78,8 +75,6 @@ struct ChainedMember {
     var hops: [ToOneHop]
     let member: EntityMember
     let entity: EntityDescription
-    /// For a member that is itself a to-one relationship: its target, so that a chain can go on.
-    let target: (any Entity.Type)?
 }
 
 /// Resolves key paths that follow to-one relationships: `\Pet.owner?.name`, `\Pet.owner?.company?.city`.
@@ -104,7 +99,7 @@ enum Navigation {
     /// The member of `E` that a key path rooted at `EntityID<E>` names (`\Person.ID.name`).
     static func memberThroughID<E: Entity>(_ keyPath: AnyKeyPath, of type: E.Type) -> ChainedMember? {
         for navigable in E.navigableMembers() where navigable.throughID == keyPath {
-            return ChainedMember(hops: [], member: navigable.member, entity: E.entityDescription, target: navigable.target)
+            return ChainedMember(hops: [], member: navigable.member, entity: E.entityDescription)
         }
         return nil
     }
@@ -113,21 +108,17 @@ enum Navigation {
     private static func chained<T: Entity>(
         _ keyPath: AnyKeyPath, prefix: AnyKeyPath, in type: T.Type, depth: Int
     ) -> ChainedMember? {
-        let members = T.navigableMembers()
-        for navigable in members {
-            if let full = prefix.appending(path: navigable.throughOptionalID), full == keyPath {
-                return ChainedMember(hops: [], member: navigable.member, entity: T.entityDescription, target: navigable.target)
+        for navigable in T.navigableMembers() {
+            guard let path = prefix.appending(path: navigable.throughOptionalID) else { continue }
+            if path == keyPath {
+                return ChainedMember(hops: [], member: navigable.member, entity: T.entityDescription)
             }
-        }
-        guard depth < maximumDepth else { return nil }
-        for navigable in members {
-            guard let target = navigable.target, case .field(let index) = navigable.member,
-                let next = prefix.appending(path: navigable.throughOptionalID)
+            // A key path matches one chain at most, so the search can go deeper at once.
+            guard depth < maximumDepth, let target = navigable.target, case .field(let index) = navigable.member,
+                var found = chained(keyPath, prefix: path, in: target, depth: depth + 1)
             else { continue }
-            if var found = chained(keyPath, prefix: next, in: target, depth: depth + 1) {
-                found.hops.insert(ToOneHop(T.entityDescription, field: index, into: target.entityDescription), at: 0)
-                return found
-            }
+            found.hops.insert(ToOneHop(T.entityDescription, field: index, into: target.entityDescription), at: 0)
+            return found
         }
         return nil
     }

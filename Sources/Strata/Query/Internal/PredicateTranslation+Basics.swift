@@ -88,7 +88,7 @@ extension PredicateTranslator {
         from base: PredicateTerm, _ keyPath: AnyKeyPath, into target: T.Type
     ) throws(StrataError) -> PredicateTerm {
         guard case .scalar(.column(let reference)) = base, reference.kind == .column,
-            reference.isToOne || (reference.column == "id" && reference.property == "id")
+            reference.isToOne || reference.isOwnID
         else {
             throw failure(
                 "key path \(PredicateKeyPathName.describe(keyPath)) on an ID that is not a relationship",
@@ -109,9 +109,9 @@ extension PredicateTranslator {
             throw failure("key path \(PredicateKeyPathName.describe(keyPath))", error.message, field: error.field)
         }
         column.through = reference.through
-        if !(reference.column == "id" && reference.property == "id") {
+        if !reference.isOwnID {
             // The ID is held in a column of the object: follow it. (An object's own ID leads back to it.)
-            column.through.append(ToOneHop(entity: reference.entity, column: reference.column, target: T.entityDescription.name))
+            column.through.append(ToOneHop(column: reference.column, target: T.entityDescription.name))
         }
         return .scalar(.column(column))
     }

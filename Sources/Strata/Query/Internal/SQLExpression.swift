@@ -26,6 +26,9 @@ struct ColumnRef: Sendable, Hashable {
     /// Whether the column holds a to-one relationship, which queries can follow.
     var isToOne = false
 
+    /// Whether this is the ID of the object it belongs to (not a to-one relationship's ID).
+    var isOwnID: Bool { column == "id" && property == "id" && kind == .column }
+
     /// The ID column of an entity.
     static func id(of entity: String) -> ColumnRef {
         ColumnRef(column: "id", property: "id", isOptional: false, entity: entity)

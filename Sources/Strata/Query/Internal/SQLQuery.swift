@@ -109,8 +109,7 @@ struct QueryBuilder: Sendable {
         return query
     }
 
-    /// `INSERT INTO <table> (<fields>) VALUES (?, ...)`.
-    /// `INSERT`: the ID is parameter 1, the fields follow in order.
+    /// `INSERT INTO <table> (id, <fields>) VALUES (?, ...)`: the ID is parameter 1, the fields follow.
     func insert(_ entity: EntityDescription) -> String {
         let columns = ([dialect.quote("id")] + entity.fields.map { dialect.quote($0.column) }).joined(separator: ", ")
         let placeholders = (0...entity.fields.count).map { dialect.placeholder($0 + 1) }.joined(separator: ", ")
