@@ -221,8 +221,14 @@ final class Connection {
         return ""
     }
 
-    /// The ID of the last inserted row.
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// `PRAGMA data_version`: it changes when another connection commits to the database, never for
+    /// this connection's own commits.
+    func dataVersion() throws(StrataError) -> Int64? {
+        let statement = try cachedStatement("PRAGMA data_version")
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
+        return version
+    }
 
     /// The number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes64(handle)) }

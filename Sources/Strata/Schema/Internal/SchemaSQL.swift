@@ -13,6 +13,29 @@ struct SchemaSQL {
             + "(\(dialect.quote("key")) TEXT PRIMARY KEY NOT NULL, \(dialect.quote("value")) TEXT NOT NULL)"
     }
 
+    /// The metadata key of an entity's ID mark: the largest ID it ever deleted.
+    static func idMarkKey(_ entity: String) -> String { "id_mark:\(entity)" }
+
+    /// Raises an ID mark (key, ID): it never goes down.
+    var raiseIDMark: String {
+        let value = dialect.quote("value")
+        return "INSERT INTO \(dialect.quote(Self.metadataTable)) (\(dialect.quote("key")), \(value)) VALUES (?, ?) "
+            + "ON CONFLICT(\(dialect.quote("key"))) DO UPDATE SET \(value) = "
+            + "max(CAST(\(value) AS INTEGER), CAST(excluded.\(value) AS INTEGER))"
+    }
+
+    /// The largest ID an entity ever used: its table's largest, its ID mark (parameter 1), and, with
+    /// `sequence`, `sqlite_sequence` (parameter 2) for a table made with `AUTOINCREMENT`.
+    func largestUsedID(_ entity: String, sequence: Bool) -> String {
+        var sources = [
+            "coalesce((SELECT max(\(dialect.quote("id"))) FROM \(dialect.quote(entity))), 0)",
+            "coalesce((SELECT CAST(\(dialect.quote("value")) AS INTEGER) FROM \(dialect.quote(Self.metadataTable)) "
+                + "WHERE \(dialect.quote("key")) = ?1), 0)",
+        ]
+        if sequence { sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?2), 0)") }
+        return "SELECT max(\(sources.joined(separator: ", ")))"
+    }
+
     /// `CREATE TABLE` and `CREATE INDEX` statements of one entity: its fields, foreign keys of to-one
     /// relationships (always indexed), and hidden position columns of ordered relationships.
     func create(_ entity: EntityDescription, graph: SchemaGraph) -> [String] {

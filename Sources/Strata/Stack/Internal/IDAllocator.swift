@@ -18,14 +18,13 @@ final class IDAllocator {
     private var dataVersion: Int64?
     /// The largest ID deleted per entity in the running transaction, to be kept as its mark.
     private var deleted: [String: Int64] = [:]
-
-    static func markKey(_ entity: String) -> String { "id_mark:\(entity)" }
+    private let sql = SchemaSQL()
 
     /// Drops the counters when another connection committed since they were loaded. Call inside the
     /// write transaction, where no other connection can commit.
     func checkExternalChanges(_ connection: Connection) throws(StrataError) {
         guard !next.isEmpty else { return }
-        if try Self.dataVersion(connection) != dataVersion { next.removeAll() }
+        if try connection.dataVersion() != dataVersion { next.removeAll() }
     }
 
     /// The ID for a new object of `entity`.
@@ -49,13 +48,10 @@ final class IDAllocator {
     /// Keeps the marks of the running transaction's deletions; call just before `COMMIT`.
     func saveMarks(_ connection: Connection) throws(StrataError) {
         guard !deleted.isEmpty else { return }
-        let table = SchemaSQL.metadataTable
-        let statement = try connection.cachedStatement(
-            "INSERT INTO \"\(table)\" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
-                + "max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))")
+        let statement = try connection.cachedStatement(sql.raiseIDMark)
         for (entity, id) in deleted {
             statement.reset()
-            try statement.bind([.text(Self.markKey(entity)), .integer(id)])
+            try statement.bind([.text(SchemaSQL.idMarkKey(entity)), .integer(id)])
             while try statement.step() {}
         }
         statement.reset()
@@ -71,17 +67,10 @@ final class IDAllocator {
     /// The first free ID of `entity`: above its largest ID, its mark, and `sqlite_sequence` for a table
     /// an earlier version created with `AUTOINCREMENT`.
     private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
-        if next.isEmpty { dataVersion = try Self.dataVersion(connection) }
-        let quoted = "\"" + entity.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
-        var sources = [
-            "coalesce((SELECT max(id) FROM \(quoted)), 0)",
-            "coalesce((SELECT CAST(value AS INTEGER) FROM \"\(SchemaSQL.metadataTable)\" WHERE key = ?1), 0)",
-        ]
-        if try hasSequenceTable(connection) {
-            sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?2), 0)")
-        }
-        let statement = try connection.makeStatement("SELECT max(\(sources.joined(separator: ", ")))")
-        try statement.bind(Array([.text(Self.markKey(entity)), .text(entity)].prefix(sources.count - 1)))
+        if next.isEmpty { dataVersion = try connection.dataVersion() }
+        let sequence = try hasSequenceTable(connection)
+        let statement = try connection.makeStatement(sql.largestUsedID(entity, sequence: sequence))
+        try statement.bind([.text(SchemaSQL.idMarkKey(entity))] + (sequence ? [.text(entity)] : []))
         guard try statement.step(), case .integer(let largest) = statement.value(at: 0) else { return 1 }
         return largest + 1
     }
@@ -91,12 +80,5 @@ final class IDAllocator {
         defer { statement.reset() }
         guard try statement.step(), case .integer(let count) = statement.value(at: 0) else { return false }
         return count > 0
-    }
-
-    private static func dataVersion(_ connection: Connection) throws(StrataError) -> Int64? {
-        let statement = try connection.cachedStatement("PRAGMA data_version")
-        defer { statement.reset() }
-        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
-        return version
     }
 }

@@ -107,9 +107,7 @@ actor Writer {
     /// Whether another connection (another process or stack) committed since the last check: the writer
     /// connection's `PRAGMA data_version` changes exactly then, never for its own commits.
     func externalChangeCheck() throws -> Bool {
-        let statement = try connection.cachedStatement("PRAGMA data_version")
-        defer { statement.reset() }
-        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return false }
+        guard let version = try connection.dataVersion() else { return false }
         defer { lastDataVersion = version }
         guard let lastDataVersion else { return false }
         return version != lastDataVersion
