@@ -115,14 +115,9 @@ struct Prefetch<E: Entity>: Sendable {
         target = Target.entityDescription.name
         isSameLoaded = { old, new in old[keyPath: relationship]?.object == new[keyPath: relationship]?.object }
         load = { objects, connection, store in
-            var wanted: [EntityID<Target>] = []
-            var seen: Set<EntityID<Target>> = []
-            for object in objects {
-                if let id = object[keyPath: relationship], seen.insert(id).inserted { wanted.append(id) }
-            }
+            let wanted = Set(objects.compactMap { $0[keyPath: relationship] })
             guard !wanted.isEmpty else { return }
-            let related = try connection.fetchExisting(ids: wanted, store: store)
-            let byID = Dictionary(related.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let byID = try connection.fetchExistingByID(wanted, store: store)
             for index in objects.indices {
                 guard let id = objects[index][keyPath: relationship], let object = byID[id] else { continue }
                 objects[index][keyPath: relationship] = EntityID(loading: object)

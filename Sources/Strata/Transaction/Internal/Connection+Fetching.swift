@@ -95,15 +95,21 @@ extension Connection {
 
     func fetchExisting<E: Entity, S: Sequence>(ids: S, store: StoreContext) throws -> [E] where S.Element == EntityID<E> {
         let wanted = Array(ids)
-        guard !wanted.isEmpty else { return [] }
+        let found = try fetchExistingByID(wanted, store: store)
+        return wanted.compactMap { found[$0] }
+    }
+
+    /// The objects that still exist among `ids`, by ID: one query per chunk of IDs, never one per object.
+    func fetchExistingByID<E: Entity, C: Collection>(_ ids: C, store: StoreContext) throws -> [EntityID<E>: E]
+    where C.Element == EntityID<E> {
+        let wanted = Array(ids)
         var found: [EntityID<E>: E] = [:]
-        // One query per chunk of IDs, never one per object.
         for start in stride(from: 0, to: wanted.count, by: 500) {
             let chunk = wanted[start..<min(start + 500, wanted.count)]
             for object in try fetchAll(From<E>().where(.ids(chunk.map(\.rawValue))), store: store) {
                 found[object.id] = object
             }
         }
-        return wanted.compactMap { found[$0] }
+        return found
     }
 }
