@@ -160,13 +160,20 @@ struct TransactionTests {
     @Test("a task cancelled while its transaction runs rolls back at the commit and throws CancellationError")
     func taskCancelledBeforeCommit() async throws {
         let (stack, _) = try await makeStack()
+        // The body runs on the writer's thread: it waits there until the test has cancelled its task.
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let cancelled = DispatchSemaphore(value: 0)
         let task = Task {
             try await stack.perform { tx in
                 _ = try tx.create(Into<Person>())
-                withUnsafeCurrentTask { $0?.cancel() }
+                startedContinuation.yield()
+                cancelled.wait()
                 return try tx.fetchCount(From<Person>())
             }
         }
+        for await _ in started { break }
+        task.cancel()
+        cancelled.signal()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await stack.fetchCount(From<Person>()) == 0)
     }
@@ -224,20 +231,33 @@ struct TransactionTests {
     @Test("a cancellation that lands between two statements still stops the next one", .timeLimit(.minutes(1)))
     func cancellationBetweenStatements() async throws {
         let (stack, _) = try await makeStack()
-        // The task cancels itself before the long statement starts: sqlite3_interrupt alone would be lost.
+        // The task is cancelled while its body runs but before the long statement starts, so
+        // sqlite3_interrupt alone would be lost. The body waits on its thread until the cancellation is done.
+        let (readStarted, readStartedContinuation) = AsyncStream<Void>.makeStream()
+        let readCancelled = DispatchSemaphore(value: 0)
         let read = Task {
             try await stack.read { context in
-                withUnsafeCurrentTask { $0?.cancel() }
+                readStartedContinuation.yield()
+                readCancelled.wait()
                 try context.runForeverUntilInterrupted()
             }
         }
+        for await _ in readStarted { break }
+        read.cancel()
+        readCancelled.signal()
         await #expect(throws: CancellationError.self) { try await read.value }
+        let (writeStarted, writeStartedContinuation) = AsyncStream<Void>.makeStream()
+        let writeCancelled = DispatchSemaphore(value: 0)
         let write = Task {
             try await stack.perform { tx in
-                withUnsafeCurrentTask { $0?.cancel() }
+                writeStartedContinuation.yield()
+                writeCancelled.wait()
                 try tx.runForeverUntilInterrupted()
             }
         }
+        for await _ in writeStarted { break }
+        write.cancel()
+        writeCancelled.signal()
         await #expect(throws: CancellationError.self) { try await write.value }
         #expect(try await stack.fetchCount(From<Person>()) == 0)
     }

@@ -2,18 +2,17 @@ extension DataStack {
     /// The snapshots of one object over time; see ``ObjectPublisher``.
     public func objectPublisher<E: Entity>(_ id: EntityID<E>) -> ObjectPublisher<E> {
         let store = self.store
-        let readers = self.readers
         let core = ObservationCore<E?>(
-            center: observation,
+            center: observation, readers: readers,
             isRelevant: { changes in
                 guard !changes.isExternal else { return true }
                 let entity = changes.changes(for: E.self)
                 return entity.updated[id.rawValue] != nil || entity.deleted.contains(id.rawValue)
             },
             isDuplicate: { $0 == $1 },
-            fetch: { _, _ in
+            fetch: { _, _, connection in
                 _ = try store.entity(E.self)
-                return try await readers.read { try $0.fetchExisting(id, store: store) }
+                return try connection.fetchExisting(id, store: store)
             })
         return ObjectPublisher(core: core)
     }
@@ -41,9 +40,8 @@ extension DataStack {
         let observed = Set(names)
         let watched = positions
         let store = self.store
-        let readers = self.readers
         let core = ObservationCore<ObjectChange<E>>(
-            center: observation,
+            center: observation, readers: readers,
             isRelevant: { changes in
                 guard !changes.isExternal else { return true }
                 let entity = changes.changes(for: E.self)
@@ -51,9 +49,9 @@ extension DataStack {
                 return !(entity.updated[id.rawValue] ?? []).isDisjoint(with: observed)
             },
             isDuplicate: { old, new in new.changedFields.isEmpty && (old.object == nil) == (new.object == nil) },
-            fetch: { previous, _ in
+            fetch: { previous, _, connection in
                 _ = try store.entity(E.self)
-                let object = try await readers.read { try $0.fetchExisting(id, store: store) }
+                let object = try connection.fetchExisting(id, store: store)
                 guard let before = previous?.object, let object else {
                     return ObjectChange(object: object, changedFields: [])
                 }
@@ -76,36 +74,32 @@ extension DataStack {
     /// The number of objects that match, over time; see ``CountPublisher``.
     public func countPublisher<E: Entity>(_ from: From<E>) -> CountPublisher<E> {
         let store = self.store
-        let readers = self.readers
         var dependencies: Set<String> = [E.entityDescription.name]
         if let predicate = from.predicate {
             dependencies.formUnion(predicate.expression.dependencies(graph: store.graph))
         }
         let watched = dependencies
         let core = ObservationCore<Int>(
-            center: observation,
+            center: observation, readers: readers,
             isRelevant: { $0.touches(watched) },
             isDuplicate: { $0 == $1 },
-            fetch: { _, _ in try await readers.read { try $0.fetchCount(from, store: store) } })
+            fetch: { _, _, connection in try connection.fetchCount(from, store: store) })
         return CountPublisher(core: core)
     }
 
     /// A list over time, in sections, with diffs; see ``ListPublisher``.
     public func listPublisher<E: Entity>(_ from: From<E>) -> ListPublisher<E> {
         let store = self.store
-        let readers = self.readers
         let engine = ListEngine(from: from, graph: store.graph)
         let dependencies = engine.dependencies
         let core = ObservationCore<ListSnapshot<E>>(
-            center: observation,
+            center: observation, readers: readers,
             isRelevant: { $0.touches(dependencies) },
             // Equal objects with a non-empty diff carry changed prefetched objects: not a duplicate.
             isDuplicate: { old, new in old == new && !new.carriesRelatedChanges },
-            fetch: { previous, changes in
+            fetch: { previous, changes, connection in
                 _ = try store.entity(E.self)
-                return try await readers.read { connection in
-                    try engine.snapshot(previous: previous, changes: changes, connection: connection, store: store)
-                }
+                return try engine.snapshot(previous: previous, changes: changes, connection: connection, store: store)
             })
         return ListPublisher(core: core, engine: engine)
     }

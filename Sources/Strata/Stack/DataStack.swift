@@ -80,9 +80,13 @@ public final class DataStack: Sendable {
     /// (`CancellationError` for task cancellation; a cancelled task also interrupts the statement that
     /// is running). Once the commit has started, cancellation no longer undoes it.
     ///
+    /// The closure runs on the writer's thread, outside the calling task, as GRDB's writes do: inside
+    /// it, `Task.isCancelled` and task-local values are not the caller's. A short transaction returns
+    /// to its caller without a thread wake-up (see the README's *Concurrency guarantees*).
+    ///
     /// - Returns: Whatever the closure returns, which must be `Sendable` (IDs, snapshots, counts).
     @discardableResult
-    public func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await writer.perform(body)
     }
 
@@ -195,7 +199,8 @@ public final class DataStack: Sendable {
     ///     (try r.fetchAll(From<Person>()), try r.fetchCount(From<Pet>()))
     /// }
     /// ```
-    /// Commits that land while the closure runs are not seen by it.
+    /// Commits that land while the closure runs are not seen by it. The closure runs on a reader's
+    /// thread, outside the calling task: a cancelled task interrupts the statement that is running.
     public func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws -> T) async throws -> T {
         let store = self.store
         return try await readers.read(inTransaction: true) { connection in

@@ -3,8 +3,10 @@ import Synchronization
 /// Fans the commit feed out to the active observations of one stack, and watches for commits made
 /// outside it.
 ///
-/// It subscribes to the feed only while some observation is active, and dispatches on a task of its
-/// own, so the writer only yields each change set into one buffer and returns. While observations are
+/// It listens to the feed only while some observation is active. Each commit is dispatched on the
+/// writer's thread right after the commit: the relevance checks are quick, and a relevant observation
+/// only starts its fetch task there, so a commit reaches a reader without another hop through Swift's
+/// pool. While observations are
 /// active it also polls the writer connection's `PRAGMA data_version`, which changes exactly when
 /// another connection (another process, or another stack on the same file) commits; such a commit
 /// reaches every observation as an external change set.
@@ -17,7 +19,7 @@ final class ObservationCenter: Sendable {
     private struct State {
         var observers: [UInt64: Observer] = [:]
         var nextID: UInt64 = 0
-        var dispatcher: Task<Void, Never>?
+        var listener: UInt64?
         var poller: Task<Void, Never>?
     }
 
@@ -43,12 +45,7 @@ final class ObservationCenter: Sendable {
     /// their fetches leave the writer (and the rest of the app) its share of the machine. Changes that
     /// arrive while a publisher waits are coalesced into its next fetch.
     func withFetchPermit<T>(_ body: () async throws -> T) async rethrows -> T {
-        let granted = permits.withLock { permits in
-            guard permits.available > 0 else { return false }
-            permits.available -= 1
-            return true
-        }
-        if !granted {
+        if !tryTakeFetchPermit() {
             await withCheckedContinuation { continuation in
                 let now = permits.withLock { permits in
                     if permits.available > 0 {
@@ -61,34 +58,39 @@ final class ObservationCenter: Sendable {
                 if now { continuation.resume() }
             }
         }
-        defer {
-            let next = permits.withLock { permits in
-                if permits.waiters.isEmpty {
-                    permits.available += 1
-                    return nil as CheckedContinuation<Void, Never>?
-                }
-                return permits.waiters.removeFirst()
-            }
-            next?.resume()
-        }
+        defer { returnFetchPermit() }
         return try await body()
     }
 
-    /// Adds an observer; the first one starts the dispatcher (and the external-change poller).
+    /// Takes a fetch permit if one is free, without waiting; give it back with ``returnFetchPermit()``.
+    func tryTakeFetchPermit() -> Bool {
+        permits.withLock { permits in
+            guard permits.available > 0 else { return false }
+            permits.available -= 1
+            return true
+        }
+    }
+
+    /// Gives back a permit taken by ``tryTakeFetchPermit()``, to a waiting fetch if there is one.
+    func returnFetchPermit() {
+        let next = permits.withLock { permits in
+            if permits.waiters.isEmpty {
+                permits.available += 1
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            return permits.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+
+    /// Adds an observer; the first one starts listening to the feed (and the external-change poller).
     func register(_ observer: Observer) -> UInt64 {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.observers[id] = observer
-            if state.dispatcher == nil {
-                // Subscribe now, so that no commit between registration and the task's start is missed.
-                let stream = feed.subscribe()
-                state.dispatcher = Task { [weak self] in
-                    for await changes in stream {
-                        guard let self else { return }
-                        self.dispatch(changes)
-                    }
-                }
+            if state.listener == nil {
+                state.listener = feed.addListener { [weak self] changes in self?.dispatch(changes) }
                 if let pollInterval {
                     let writer = self.writer
                     state.poller = Task { [weak self] in
@@ -110,18 +112,19 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    /// Removes an observer; the last one stops the dispatcher and the poller.
+    /// Removes an observer; the last one stops listening to the feed and stops the poller.
     func unregister(_ id: UInt64) {
-        let tasks: [Task<Void, Never>] = state.withLock { state in
+        let (listener, poller): (UInt64?, Task<Void, Never>?) = state.withLock { state in
             state.observers[id] = nil
-            guard state.observers.isEmpty else { return [] }
+            guard state.observers.isEmpty else { return (nil, nil) }
             defer {
-                state.dispatcher = nil
+                state.listener = nil
                 state.poller = nil
             }
-            return [state.dispatcher, state.poller].compactMap { $0 }
+            return (state.listener, state.poller)
         }
-        for task in tasks { task.cancel() }
+        if let listener { feed.removeListener(listener) }
+        poller?.cancel()
     }
 
     /// The number of registered observers.

@@ -4,9 +4,11 @@ import Synchronization
 /// lock and whose actions it performs outside of it. Every consumer of a publisher shares its core, so a
 /// relevant commit costs one fetch however many consumers there are.
 final class ObservationCore<Value: Sendable>: Sendable {
-    typealias Fetch = @Sendable (_ previous: Value?, _ changes: [ChangeSet]?) async throws -> Value
+    /// Computes the next value on a reader's connection, from the previous value and the changes since.
+    typealias Fetch = @Sendable (_ previous: Value?, _ changes: [ChangeSet]?, _ connection: Connection) throws -> Value
 
     private let center: ObservationCenter
+    private let readers: ReaderPool
     private let isRelevant: @Sendable (ChangeSet) -> Bool
     private let fetch: Fetch
     private let isDuplicate: @Sendable (Value, Value) -> Bool
@@ -18,10 +20,11 @@ final class ObservationCore<Value: Sendable>: Sendable {
     private let state = Mutex(State())
 
     init(
-        center: ObservationCenter, isRelevant: @escaping @Sendable (ChangeSet) -> Bool,
+        center: ObservationCenter, readers: ReaderPool, isRelevant: @escaping @Sendable (ChangeSet) -> Bool,
         isDuplicate: @escaping @Sendable (Value, Value) -> Bool, fetch: @escaping Fetch
     ) {
         self.center = center
+        self.readers = readers
         self.isRelevant = isRelevant
         self.isDuplicate = isDuplicate
         self.fetch = fetch
@@ -78,23 +81,49 @@ final class ObservationCore<Value: Sendable>: Sendable {
             return actions
         }
         if let (epoch, previous, changes) = actions.fetch {
-            let fetch = self.fetch
-            let center = self.center
-            Task { [weak self] in
-                let result: Result<Value, any Error>
-                do {
-                    result = .success(try await center.withFetchPermit { try await fetch(previous, changes) })
-                } catch {
-                    result = .failure(error)
-                }
-                guard let self else { return }
-                let isDuplicate = self.isDuplicate
-                self.update { $0.fetchCompleted(epoch: epoch, result, isDuplicate: isDuplicate) }
-            }
+            startFetch(epoch: epoch, previous: previous, changes: changes)
         }
         for (continuation, result) in actions.resume {
             continuation.resume(with: result)
         }
+    }
+
+    /// Runs a fetch. When a fetch permit and an idle reader are free, the fetch goes straight to that
+    /// reader's thread, and its result to the consumers from there: a commit dispatched on the writer's
+    /// thread then reaches its consumers with no hop through Swift's pool but the consumers' own.
+    /// Otherwise a task waits for both.
+    private func startFetch(epoch: Int, previous: Value?, changes: [ChangeSet]?) {
+        let fetch = self.fetch
+        let center = self.center
+        let readers = self.readers
+        if center.tryTakeFetchPermit() {
+            if let reader = readers.tryAcquire() {
+                reader.execute { [weak self] connection in
+                    let result = Result { try fetch(previous, changes, connection) }
+                    readers.release(reader)
+                    center.returnFetchPermit()
+                    self?.fetchCompleted(epoch: epoch, result)
+                }
+                return
+            }
+            center.returnFetchPermit()
+        }
+        Task { [weak self] in
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await center.withFetchPermit {
+                    try await readers.read { connection in try fetch(previous, changes, connection) }
+                })
+            } catch {
+                result = .failure(error)
+            }
+            self?.fetchCompleted(epoch: epoch, result)
+        }
+    }
+
+    private func fetchCompleted(epoch: Int, _ result: Result<Value, any Error>) {
+        let isDuplicate = self.isDuplicate
+        update { $0.fetchCompleted(epoch: epoch, result, isDuplicate: isDuplicate) }
     }
 
     private func changeArrived(_ changes: ChangeSet) {

@@ -51,6 +51,31 @@ actor ReaderConnection {
         return try body(connection)
     }
 
+    /// Runs a read like ``read(_:)`` or ``readInTransaction(_:)``, handed off to the reader's thread
+    /// (see ``ThreadExecutor/handOff(spin:_:)``) rather than through an actor hop, so that a short read
+    /// returns to its caller without a wake-up.
+    nonisolated func handOffRead<T: Sendable>(
+        inTransaction: Bool, _ body: @Sendable @escaping (Connection) throws -> T
+    ) async throws -> T {
+        let result: Result<T, any Error> = await executor.handOff(spin: ReaderConnection.handOffSpin) {
+            self.assumeIsolated { reader in
+                Result { inTransaction ? try reader.readInTransaction(body) : try reader.read(body) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs `work` with the connection on the reader's thread, in order with its other work, without
+    /// waiting for it: for observation fetches, whose results go to their consumers from there.
+    nonisolated func execute(_ work: @escaping @Sendable (Connection) -> Void) {
+        executor.execute {
+            self.assumeIsolated { reader in work(reader.connection) }
+        }
+    }
+
+    /// How long a caller waits for a read's result before it suspends.
+    static let handOffSpin = Duration.microseconds(250)
+
     // MARK: Cursors
 
     /// Starts a read transaction and prepares a statement that ``nextBatch(_:count:)`` steps through.

@@ -39,7 +39,7 @@ final class ReaderPool: Sendable {
         defer { handle.reset() }
         do {
             return try await withTaskCancellationHandler {
-                inTransaction ? try await reader.readInTransaction(body) : try await reader.read(body)
+                try await reader.handOffRead(inTransaction: inTransaction, body)
             } onCancel: {
                 handle.interrupt()
             }
@@ -47,6 +47,12 @@ final class ReaderPool: Sendable {
             if Task.isCancelled { throw CancellationError() }
             throw error
         }
+    }
+
+    /// Takes an idle reader without waiting, or returns `nil` (none idle, or the pool is closed); give
+    /// it back with ``release(_:)``.
+    func tryAcquire() -> ReaderConnection? {
+        state.withLock { state in state.isClosed ? nil : state.idle.popLast() }
     }
 
     /// Takes a reader for exclusive use; give it back with ``release(_:)``.

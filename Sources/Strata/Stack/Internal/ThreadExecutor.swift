@@ -10,8 +10,16 @@ import Synchronization
 /// dispatch queue it keeps SQLite's blocking calls off Swift's cooperative pool. The thread runs until
 /// ``stop()``.
 final class ThreadExecutor: SerialExecutor {
+    /// What the thread runs: a job of an actor on this executor, or a closure handed off by ``handOff(_:)``.
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+        /// A slot whose work was taken.
+        case done
+    }
+
     private struct Queue {
-        var jobs: [UnownedJob] = []
+        var jobs: [Work] = []
         var head = 0
         var isStopped = false
     }
@@ -21,6 +29,8 @@ final class ThreadExecutor: SerialExecutor {
     private let pending = Atomic<Int>(0)
     private let parked = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
+    /// The executor's thread, set by the thread itself before it runs anything.
+    private let threadID = Mutex<pthread_t?>(nil)
     /// How long an idle executor spins before it parks.
     private let spin: Duration
 
@@ -34,8 +44,11 @@ final class ThreadExecutor: SerialExecutor {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.withLock { $0.jobs.append(job) }
+        submit(.job(UnownedJob(job)))
+    }
+
+    private func submit(_ work: Work) {
+        queue.withLock { $0.jobs.append(work) }
         pending.add(1, ordering: .sequentiallyConsistent)
         if parked.exchange(false, ordering: .sequentiallyConsistent) {
             wakeUp.signal()
@@ -44,6 +57,74 @@ final class ThreadExecutor: SerialExecutor {
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets `assumeIsolated` accept closures run by ``handOff(spin:_:)``: they run on this executor's
+    /// thread, in order with the jobs of its actors, so they are isolated to those actors.
+    func checkIsolated() {
+        precondition(isCurrentThread, "not on the thread of executor \(label)")
+    }
+
+    /// Whether the caller runs on this executor's thread.
+    var isCurrentThread: Bool {
+        let current = pthread_self()
+        return threadID.withLock { id in id.map { pthread_equal($0, current) != 0 } ?? false }
+    }
+
+    /// Runs `work` on this executor's thread, in order with the jobs of its actors, and returns its result.
+    ///
+    /// An actor call costs two hops: to the executor's thread, and back to the caller's executor, which
+    /// for a task on Swift's cooperative pool means waking a parked pool thread (several microseconds,
+    /// more than a lookup by ID takes). A hand-off skips the hop back when the work is short: the caller
+    /// watches for the result for up to `spin` before it suspends, and when the result comes in time the
+    /// task goes on where it is, without suspending. Only SQLite's thread runs SQLite; the caller's
+    /// thread only waits, and for a bounded time. At most ``maximumSpinners`` callers spin at once, so
+    /// that waiting never takes the cores the work needs.
+    func handOff<T: Sendable>(spin: Duration, _ work: @escaping @Sendable () -> T) async -> T {
+        let done = HandOffFlag()
+        // Work that has lately taken longer than the spin is not waited for: the caller would spin in vain.
+        let worthSpinning = recentHandOffNanoseconds.load(ordering: .relaxed) < spin.nanoseconds
+        return await withUnsafeContinuation { continuation in
+            submit(.closure { [self] in
+                let start = ContinuousClock.now
+                let result = work()
+                noteHandOff(took: ContinuousClock.now - start)
+                continuation.resume(returning: result)
+                done.isSet.store(true, ordering: .releasing)
+            })
+            if worthSpinning { Self.spinUntil(done, atMost: spin) }
+        }
+    }
+
+    /// A moving average of how long handed-off work took, in nanoseconds; written by the executor's thread.
+    private let recentHandOffNanoseconds = Atomic<Int64>(0)
+
+    private func noteHandOff(took duration: Duration) {
+        let old = recentHandOffNanoseconds.load(ordering: .relaxed)
+        recentHandOffNanoseconds.store(old - old / 4 + duration.nanoseconds / 4, ordering: .relaxed)
+    }
+
+    /// Runs `work` on this executor's thread, in order with the jobs of its actors, and returns at once.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        submit(.closure(work))
+    }
+
+    /// How many callers of ``handOff(spin:_:)`` may spin at once: one core is left to the work.
+    static let maximumSpinners = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+    private static let spinners = Atomic<Int>(0)
+
+    private static func spinUntil(_ done: HandOffFlag, atMost spin: Duration) {
+        guard spin > .zero else { return }
+        guard spinners.add(1, ordering: .relaxed).newValue <= maximumSpinners else {
+            spinners.subtract(1, ordering: .relaxed)
+            return
+        }
+        defer { spinners.subtract(1, ordering: .relaxed) }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: spin)
+        while !done.isSet.load(ordering: .acquiring) {
+            if clock.now >= deadline { return }
+        }
     }
 
     /// Ends the thread once the jobs already enqueued have run.
@@ -56,7 +137,7 @@ final class ThreadExecutor: SerialExecutor {
     }
 
     private enum Next {
-        case job(UnownedJob)
+        case work(Work)
         case idle
         case stopped
     }
@@ -65,24 +146,31 @@ final class ThreadExecutor: SerialExecutor {
         queue.withLock { queue in
             guard queue.head < queue.jobs.count else { return queue.isStopped ? .stopped : .idle }
             let job = queue.jobs[queue.head]
+            // Drop the queue's reference now: a handed-off closure may hold the actor that owns this executor.
+            queue.jobs[queue.head] = .done
             queue.head += 1
             if queue.head >= 64, queue.head * 2 >= queue.jobs.count {
                 queue.jobs.removeFirst(queue.head)
                 queue.head = 0
             }
-            return .job(job)
+            return .work(job)
         }
     }
 
     private func run() {
         Self.nameCurrentThread(label)
+        threadID.withLock { $0 = pthread_self() }
         let executor = asUnownedSerialExecutor()
         let clock = ContinuousClock()
         while true {
             switch next() {
-            case .job(let job):
+            case .work(let work):
                 pending.subtract(1, ordering: .sequentiallyConsistent)
-                job.runSynchronously(on: executor)
+                switch work {
+                case .job(let job): job.runSynchronously(on: executor)
+                case .closure(let closure): closure()
+                case .done: break
+                }
                 continue
             case .stopped:
                 return
@@ -103,6 +191,20 @@ final class ThreadExecutor: SerialExecutor {
             wakeUp.wait()
         }
     }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating at `Int64.max`).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+}
+
+/// Set by the executor's thread once a handed-off closure has resumed its caller.
+private final class HandOffFlag: Sendable {
+    let isSet = Atomic<Bool>(false)
 }
 
 extension ThreadExecutor {

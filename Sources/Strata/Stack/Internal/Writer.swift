@@ -1,3 +1,4 @@
+import Synchronization
 import Logging
 
 /// The writer: the only connection that writes, on an executor of its own.
@@ -115,7 +116,58 @@ actor Writer {
 
     // MARK: Transactions
 
-    func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+    /// Runs a transaction. When the writer is free, the transaction is handed off to its thread (see
+    /// ``ThreadExecutor/handOff(spin:_:)``), so that a short one returns without a wake-up; otherwise
+    /// it waits for its turn like any actor call.
+    nonisolated func perform<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        let cancellation = BodyCancellation(interruptHandle)
+        let outcome: HandOffOutcome<T> = await withTaskCancellationHandler {
+            await executor.handOff(spin: Writer.handOffSpin) {
+                self.assumeIsolated { writer in writer.performIfFree(body, cancellation) }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        switch outcome {
+        case .finished(let result): return try result.get()
+        case .busy: return try await performInTurn(body)
+        }
+    }
+
+    /// How long a caller waits for a transaction's result before it suspends.
+    static let handOffSpin = Duration.microseconds(250)
+
+    /// Runs the transaction at once if no other holds the turn (one that waits, or an unsafe transaction).
+    private func performIfFree<T: Sendable>(
+        _ body: (Transaction) throws -> T, _ cancellation: BodyCancellation
+    ) -> HandOffOutcome<T> {
+        guard !isTurnTaken else { return .busy }
+        guard !cancellation.isCancelled else { return .finished(.failure(CancellationError())) }
+        do {
+            try begin()
+        } catch {
+            return .finished(.failure(error))
+        }
+        let transaction = Transaction(connection: connection, store: store, ids: ids)
+        defer { transaction.isOpen = false }
+        do {
+            // Only the body can be interrupted: once the commit has started, it completes.
+            let result = try cancellation.whileInterruptible { try body(transaction) }
+            if cancellation.isCancelled { throw CancellationError() }
+            try commit(transaction.changes)
+            return .finished(.success(result))
+        } catch {
+            rollback()
+            if let strata = error as? StrataError, strata.code == .transactionCancelled {
+                return .finished(.failure(error))
+            }
+            return .finished(.failure(cancellation.isCancelled ? CancellationError() : error))
+        }
+    }
+
+    /// Waits for the turn, then runs the transaction.
+    private func performInTurn<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
         guard await takeTurn() else { throw CancellationError() }
         defer { passTurn() }
@@ -272,5 +324,47 @@ actor Writer {
     /// Whether an unsafe transaction holds uncommitted changes.
     func unsafeHasChanges(_ token: UInt64) throws -> Bool {
         try unsafe(token).hasChanges
+    }
+}
+
+/// What a handed-off transaction came to: a result, or the news that another transaction holds the turn.
+private enum HandOffOutcome<T: Sendable>: Sendable {
+    case finished(Result<T, any Error>)
+    case busy
+}
+
+/// Task cancellation for a transaction handed off to the writer's thread, where `Task.isCancelled`
+/// does not reach: cancelling raises a flag, and interrupts SQLite only while the body runs (never the
+/// commit).
+private final class BodyCancellation: Sendable {
+    private struct State {
+        var isCancelled = false
+        var isInBody = false
+    }
+
+    private let state = Mutex(State())
+    private let handle: InterruptHandle
+
+    init(_ handle: InterruptHandle) {
+        self.handle = handle
+    }
+
+    var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    func cancel() {
+        state.withLock { state in
+            state.isCancelled = true
+            if state.isInBody { handle.interrupt() }
+        }
+    }
+
+    /// Runs `body` where ``cancel()`` interrupts it.
+    func whileInterruptible<T>(_ body: () throws -> T) rethrows -> T {
+        state.withLock { $0.isInBody = true }
+        defer {
+            state.withLock { $0.isInBody = false }
+            handle.reset()
+        }
+        return try body()
     }
 }
