@@ -78,7 +78,7 @@ final class ThreadExecutor: SerialExecutor {
     /// more than a lookup by ID takes). A hand-off skips the hop back when the work is short: the caller
     /// watches for the result for up to `spin` before it suspends, and when the result comes in time the
     /// task goes on where it is, without suspending. Only SQLite's thread runs SQLite; the caller's
-    /// thread only waits, and for a bounded time. At most ``maximumSpinners`` callers spin at once, so
+    /// thread only waits, and for a bounded time, and only while ``CoreBudget`` has a core to spare, so
     /// that waiting never takes the cores the work needs.
     func handOff<T: Sendable>(spin: Duration, _ work: @escaping @Sendable () -> T) async -> T {
         let done = HandOffFlag()
@@ -109,17 +109,9 @@ final class ThreadExecutor: SerialExecutor {
         submit(.closure(work))
     }
 
-    /// How many callers of ``handOff(spin:_:)`` may spin at once: one core is left to the work.
-    static let maximumSpinners = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
-    private static let spinners = Atomic<Int>(0)
-
     private static func spinUntil(_ done: HandOffFlag, atMost spin: Duration) {
-        guard spin > .zero else { return }
-        guard spinners.add(1, ordering: .relaxed).newValue <= maximumSpinners else {
-            spinners.subtract(1, ordering: .relaxed)
-            return
-        }
-        defer { spinners.subtract(1, ordering: .relaxed) }
+        guard spin > .zero, CoreBudget.takeForSpinning() else { return }
+        defer { CoreBudget.release() }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: spin)
         while !done.isSet.load(ordering: .acquiring) {
@@ -162,9 +154,15 @@ final class ThreadExecutor: SerialExecutor {
         threadID.withLock { $0 = pthread_self() }
         let executor = asUnownedSerialExecutor()
         let clock = ContinuousClock()
+        // Whether this thread counts in the core budget: while it runs work, and while it spins for more.
+        var isCounted = false
         while true {
             switch next() {
             case .work(let work):
+                if !isCounted {
+                    CoreBudget.take()
+                    isCounted = true
+                }
                 pending.subtract(1, ordering: .sequentiallyConsistent)
                 switch work {
                 case .job(let job): job.runSynchronously(on: executor)
@@ -173,16 +171,28 @@ final class ThreadExecutor: SerialExecutor {
                 }
                 continue
             case .stopped:
+                if isCounted { CoreBudget.release() }
                 return
             case .idle:
                 break
             }
-            // Spin a little: the next job of a burst usually arrives within microseconds.
-            let deadline = clock.now.advanced(by: spin)
-            while pending.load(ordering: .sequentiallyConsistent) == 0, clock.now < deadline {}
-            if pending.load(ordering: .sequentiallyConsistent) > 0 {
-                if queue.withLock({ $0.isStopped && $0.head >= $0.jobs.count }) { return }
-                continue
+            // Spin a little: the next job of a burst usually arrives within microseconds. But not when
+            // more threads are busy than there are cores: then spinning takes a core from the work.
+            if isCounted ? CoreBudget.isWithinCores : CoreBudget.takeForSpinning() {
+                isCounted = true
+                let deadline = clock.now.advanced(by: spin)
+                while pending.load(ordering: .sequentiallyConsistent) == 0, clock.now < deadline {}
+                if pending.load(ordering: .sequentiallyConsistent) > 0 {
+                    if queue.withLock({ $0.isStopped && $0.head >= $0.jobs.count }) {
+                        CoreBudget.release()
+                        return
+                    }
+                    continue
+                }
+            }
+            if isCounted {
+                CoreBudget.release()
+                isCounted = false
             }
             parked.store(true, ordering: .sequentiallyConsistent)
             if pending.load(ordering: .sequentiallyConsistent) > 0, parked.exchange(false, ordering: .sequentiallyConsistent) {
@@ -199,6 +209,35 @@ extension Duration {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+}
+
+/// The threads of Strata that are busy, running work on an executor or spinning for it (an executor
+/// waiting for its next job, a caller waiting for a hand-off's result), against the machine's cores.
+///
+/// Running work always counts; spinning is allowed only while the busy threads fit in the cores, so
+/// that on a loaded machine threads wait by parking and leave the cores to the work.
+enum CoreBudget {
+    static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    private static let busy = Atomic<Int>(0)
+
+    /// Counts a thread that starts running work.
+    static func take() {
+        busy.add(1, ordering: .relaxed)
+    }
+
+    /// Counts a thread that wants to spin, if that fits in the cores.
+    static func takeForSpinning() -> Bool {
+        if busy.add(1, ordering: .relaxed).newValue <= cores { return true }
+        busy.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Whether the busy threads, a counted caller among them, fit in the cores.
+    static var isWithinCores: Bool { busy.load(ordering: .relaxed) <= cores }
+
+    static func release() {
+        busy.subtract(1, ordering: .relaxed)
     }
 }
 
