@@ -4,6 +4,33 @@ import Testing
 
 @Suite("Commit feed")
 struct ChangeFeedTests {
+    @Test("inserted IDs kept as runs behave like a set under random inserts, removals and lookups",
+          arguments: [1, 2, 3] as [UInt64])
+    func idRangesMatchSet(seed: UInt64) {
+        var rng = SeededGenerator(state: seed)
+        var ranges = IDRanges()
+        var reference = Set<Int64>()
+        for step in 0..<4_000 {
+            // Mostly runs of consecutive IDs, as creations make, with removals and stray IDs among them.
+            let id: Int64 = step.isMultiple(of: 3) ? Int64.random(in: 1...300, using: &rng) : Int64(step / 10)
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<6:
+                ranges.insert(id)
+                reference.insert(id)
+            case 6..<9:
+                #expect(ranges.remove(id) == (reference.remove(id) != nil))
+            default:
+                #expect(ranges.contains(id) == reference.contains(id))
+            }
+        }
+        #expect(ranges.set == reference)
+        #expect(ranges.isEmpty == reference.isEmpty)
+        // Equal sets have equal representations, whatever the order of insertion.
+        var rebuilt = IDRanges()
+        for id in reference.shuffled(using: &rng) { rebuilt.insert(id) }
+        #expect(rebuilt == ranges)
+    }
+
     @Test("every commit publishes one change set with its inserted, updated and deleted IDs per entity")
     func oneChangeSetPerCommit() async throws {
         let (stack, _) = try await makeStack()

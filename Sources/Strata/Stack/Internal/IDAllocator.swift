@@ -14,6 +14,9 @@
 final class IDAllocator {
     /// The next ID per entity name, for the entities that inserted since the counters were loaded.
     private var next: [String: Int64] = [:]
+    /// The entity of the last allocation and its counter's index in `next` (valid until a key is added
+    /// or the counters are dropped).
+    private var lastUsed: (entity: String, index: Dictionary<String, Int64>.Index)?
     /// `PRAGMA data_version` when the counters were loaded.
     private var dataVersion: Int64?
     /// The largest ID deleted per entity in the running transaction, to be kept as its mark.
@@ -24,19 +27,31 @@ final class IDAllocator {
     /// write transaction, where no other connection can commit.
     func checkExternalChanges(_ connection: Connection) throws(StrataError) {
         guard !next.isEmpty else { return }
-        if try connection.dataVersion() != dataVersion { next.removeAll() }
+        if try connection.dataVersion() != dataVersion {
+            next.removeAll()
+            lastUsed = nil
+        }
     }
 
     /// The ID for a new object of `entity`.
     func allocate(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
+        // A run of creations asks for the same entity again and again: its counter's index is kept, and
+        // comparing the same name's storage costs less than hashing it.
+        if let (name, index) = lastUsed, name == entity {
+            let id = next.values[index]
+            next.values[index] = id + 1
+            return id
+        }
         if let index = next.index(forKey: entity) {
-            // One hash per insert: the counter is updated in place.
+            lastUsed = (entity, index)
             let id = next.values[index]
             next.values[index] = id + 1
             return id
         }
         let id = try load(entity, connection)
         next[entity] = id + 1
+        // Adding a key invalidates the indices of the dictionary.
+        lastUsed = nil
         return id
     }
 
