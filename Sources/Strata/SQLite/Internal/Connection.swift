@@ -163,10 +163,12 @@ final class Connection {
     }
 
     /// The prepared statement of a key: the hot path's lookup, by identity instead of by SQL text.
-    /// Keyed statements are never evicted (there is a fixed number of keys per stack).
+    /// Keyed statements are never evicted (there is a fixed number of keys per stack). The statement
+    /// is reset but keeps its last bindings, which clearing would cost on every insert: bind every
+    /// parameter.
     func statement(_ key: StatementKey) throws(StrataError) -> Statement {
         if let statement = keyed[ObjectIdentifier(key)] {
-            statement.reset()
+            statement.resetKeepingBindings()
             return statement
         }
         if isClosed { throw Connection.closedError }

@@ -33,6 +33,11 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement for another run with the same parameters bound anew.
+    func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds values to parameters 1...n.
     func bind(_ values: [DatabaseValue]) throws(StrataError) {
         for (offset, value) in values.enumerated() {
