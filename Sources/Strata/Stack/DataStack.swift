@@ -80,9 +80,10 @@ public final class DataStack: Sendable {
     /// (`CancellationError` for task cancellation; a cancelled task also interrupts the statement that
     /// is running). Once the commit has started, cancellation no longer undoes it.
     ///
-    /// The closure runs on the writer's thread, outside the calling task, as GRDB's writes do: inside
-    /// it, `Task.isCancelled` and task-local values are not the caller's. A short transaction returns
-    /// to its caller without a thread wake-up (see the README's *Concurrency guarantees*).
+    /// The closure runs on the writer's thread, usually outside the calling task (as GRDB's writes do):
+    /// don't rely on `Task.isCancelled` or task-local values inside it; cancellation reaches the
+    /// transaction by interrupting it. A short transaction returns to its caller without a thread
+    /// wake-up (see the README's *Concurrency guarantees*).
     ///
     /// - Returns: Whatever the closure returns, which must be `Sendable` (IDs, snapshots, counts).
     @discardableResult

@@ -9,6 +9,10 @@ import Synchronization
 /// a few microseconds first keeps bursts cheap; a quiet executor parks and costs nothing. Like a
 /// dispatch queue it keeps SQLite's blocking calls off Swift's cooperative pool. The thread runs until
 /// ``stop()``.
+///
+/// Besides the jobs of the actors it serves (the writer, a reader connection), it runs closures handed
+/// to it by ``handOff(spin:_:)`` and ``execute(_:)``, in one queue with the jobs, so the closures are
+/// isolated to those actors (``checkIsolated()`` lets `assumeIsolated` see that).
 final class ThreadExecutor: SerialExecutor {
     /// What the thread runs: a job of an actor on this executor, or a closure handed off by ``handOff(_:)``.
     private enum Work {
