@@ -14,7 +14,8 @@ import Synchronization
 /// to it by ``handOff(spin:_:)`` and ``execute(_:)``, in one queue with the jobs, so the closures are
 /// isolated to those actors (``checkIsolated()`` lets `assumeIsolated` see that).
 final class ThreadExecutor: SerialExecutor {
-    /// What the thread runs: a job of an actor on this executor, or a closure handed off by ``handOff(_:)``.
+    /// What the thread runs: a job of an actor on this executor, or a closure from ``handOff(spin:_:)``
+    /// or ``execute(_:)``.
     private enum Work {
         case job(UnownedJob)
         case closure(@Sendable () -> Void)

@@ -143,27 +143,7 @@ actor Writer {
         _ body: (Transaction) throws -> T, _ cancellation: BodyCancellation
     ) -> HandOffOutcome<T> {
         guard !isTurnTaken else { return .busy }
-        guard !cancellation.isCancelled else { return .finished(.failure(CancellationError())) }
-        do {
-            try begin()
-        } catch {
-            return .finished(.failure(error))
-        }
-        let transaction = Transaction(connection: connection, store: store, ids: ids)
-        defer { transaction.isOpen = false }
-        do {
-            // Only the body can be interrupted: once the commit has started, it completes.
-            let result = try cancellation.whileInterruptible { try body(transaction) }
-            if cancellation.isCancelled { throw CancellationError() }
-            try commit(transaction.changes)
-            return .finished(.success(result))
-        } catch {
-            rollback()
-            if let strata = error as? StrataError, strata.code == .transactionCancelled {
-                return .finished(.failure(error))
-            }
-            return .finished(.failure(cancellation.isCancelled ? CancellationError() : error))
-        }
+        return .finished(runTransaction(body, cancellation))
     }
 
     /// Waits for the turn, then runs the transaction.
@@ -171,32 +151,39 @@ actor Writer {
         try Task.checkCancellation()
         guard await takeTurn() else { throw CancellationError() }
         defer { passTurn() }
-        try Task.checkCancellation()
-        try begin()
-        let transaction = Transaction(connection: connection, store: store, ids: ids)
-        defer { transaction.isOpen = false }
-        let handle = interruptHandle
-        do {
-            // Only the body runs under the cancellation handler, so an interrupt can never reach COMMIT:
-            // once the commit has started, it completes. The operation calls an isolated method so that
-            // it runs on the writer's executor (a nonisolated async closure would run on the global pool).
-            defer { handle.reset() }
-            let result = try await withTaskCancellationHandler {
-                try self.run(body, in: transaction)
-            } onCancel: {
-                handle.interrupt()
-            }
-            try Task.checkCancellation()
-            try commit(transaction.changes)
-            return result
-        } catch {
-            rollback()
-            throw Self.cancellationOrError(error)
-        }
+        let cancellation = BodyCancellation(interruptHandle)
+        // The operation calls an isolated method so that it runs on the writer's executor (a nonisolated
+        // async closure would run on the global pool).
+        return try await withTaskCancellationHandler {
+            self.runTransaction(body, cancellation)
+        } onCancel: {
+            cancellation.cancel()
+        }.get()
     }
 
-    private func run<T>(_ body: (Transaction) throws -> T, in transaction: Transaction) throws -> T {
-        try body(transaction)
+    /// Begins a transaction, runs the body and commits, or rolls back. Only the body can be
+    /// interrupted: once the commit has started, it completes.
+    private func runTransaction<T: Sendable>(
+        _ body: (Transaction) throws -> T, _ cancellation: BodyCancellation
+    ) -> Result<T, any Error> {
+        guard !cancellation.isCancelled else { return .failure(CancellationError()) }
+        do {
+            try begin()
+        } catch {
+            return .failure(error)
+        }
+        let transaction = Transaction(connection: connection, store: store, ids: ids)
+        defer { transaction.isOpen = false }
+        do {
+            let result = try cancellation.whileInterruptible { try body(transaction) }
+            if cancellation.isCancelled { throw CancellationError() }
+            try commit(transaction.changes)
+            return .success(result)
+        } catch {
+            rollback()
+            if let strata = error as? StrataError, strata.code == .transactionCancelled { return .failure(error) }
+            return .failure(cancellation.isCancelled ? CancellationError() : error)
+        }
     }
 
     /// The error to report: a cancelled task reports `CancellationError`, whatever SQLite said.
