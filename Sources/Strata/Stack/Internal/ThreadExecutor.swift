@@ -187,13 +187,8 @@ final class ThreadExecutor: SerialExecutor {
                 isCounted = true
                 let deadline = clock.now.advanced(by: spin)
                 while pending.load(ordering: .sequentiallyConsistent) == 0, clock.now < deadline {}
-                if pending.load(ordering: .sequentiallyConsistent) > 0 {
-                    if queue.withLock({ $0.isStopped && $0.head >= $0.jobs.count }) {
-                        CoreBudget.release()
-                        return
-                    }
-                    continue
-                }
+                // Work arrived, or `stop()` did: `next()` tells which.
+                if pending.load(ordering: .sequentiallyConsistent) > 0 { continue }
             }
             if isCounted {
                 CoreBudget.release()
