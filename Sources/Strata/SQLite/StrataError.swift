@@ -16,7 +16,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case sqlite, uniqueConstraint, constraint, notADatabase, cannotOpen, readOnly, busy, interrupted
             case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
-            case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied
+            case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied, reentrantTransaction
         }
 
         private let base: Base
@@ -59,6 +59,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let deleteDenied = Code(.deleteDenied)
         /// The data stack was closed.
         public static let stackClosed = Code(.stackClosed)
+        /// A task that holds an unsafe transaction awaited a transaction of the same stack, which would
+        /// wait for the unsafe transaction to end, forever. Do the work in the unsafe transaction, or
+        /// end it first.
+        public static let reentrantTransaction = Code(.reentrantTransaction)
 
         public var description: String { base.rawValue }
     }

@@ -6,6 +6,9 @@ extension DataStack {
     public struct Configuration: Sendable {
         /// The most reader connections open at once (default 4). Reads beyond it wait for a free one.
         public var maximumReaderCount: Int = 4
+        /// The most ``FetchBatches`` streams that read at once (default 4), each on a connection of its
+        /// own outside the reader pool; another stream waits for one to end.
+        public var maximumConcurrentBatchFetches: Int = 4
         /// How long a statement waits for a lock held by another process before it throws
         /// ``StrataError/Code/busy`` (default 5 seconds).
         public var busyTimeout: Duration = .seconds(5)
@@ -20,10 +23,9 @@ extension DataStack {
         /// check off. Default: every 250 ms, and only while some publisher is being iterated.
         public var externalChangePollInterval: Duration? = .milliseconds(250)
         /// The most observation fetches (publishers re-reading after a commit) that run at once; others wait,
-        /// and commits that arrive meanwhile are coalesced. Default: one less than the number of cores
-        /// (at least 1), so observers leave the writer a core of its own.
-        public var maximumConcurrentObservationFetches: Int =
-            max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+        /// and commits that arrive meanwhile are coalesced. Default: one less than the number of cores the
+        /// process may use (at least 1), so observers leave the writer a core of its own.
+        public var maximumConcurrentObservationFetches: Int = max(1, ProcessorCount.available - 1)
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
         /// are bound parameters and never appear in it. For debugging and logging; keep it fast.
         public var statementTrace: (@Sendable (String) -> Void)?

@@ -11,11 +11,15 @@
 /// A stack is `Sendable`: share one across tasks, actors and request handlers. Its guarantees:
 /// 1. Writes run one at a time, in the order they reach the writer, each atomically.
 /// 2. A read never waits for a write in progress, and sees only committed states.
-/// 3. A read that spans several fetches (``read(_:)``) sees one committed state throughout.
+/// 3. Every read (a fetch, with its prefetches; ``read(_:)``; an observation's fetch) is one read
+///    transaction and sees one committed state throughout.
 /// 4. Nothing mutable leaves the stack: fetched objects are values and can change only through a
 ///    transaction.
-/// 5. No SQLite call runs on Swift's cooperative thread pool: the writer and each reader have an
-///    executor of their own.
+/// 5. No SQLite call runs on Swift's cooperative thread pool: the writer and each reader have a thread
+///    of their own, and the closures of ``perform(_:)`` and ``read(_:)`` run there, inside the calling
+///    task (its task-locals and cancellation apply).
+///
+/// The article *Transactions and Concurrency* lists every guarantee.
 public final class DataStack: Sendable {
     /// The schema the stack was opened with.
     public let schema: Schema
@@ -24,6 +28,8 @@ public final class DataStack: Sendable {
 
     let writer: Writer
     let readers: ReaderPool
+    /// The connections of ``fetchBatches(_:)`` streams, outside the reader pool.
+    let cursors: ReaderPool
     let files: StoreFiles
     let feed: CommitFeed
     let store: StoreContext
@@ -43,6 +49,9 @@ public final class DataStack: Sendable {
         try schema.validate()
         guard configuration.maximumReaderCount > 0 else {
             throw StrataError(.invalidArgument, "maximumReaderCount must be at least 1.")
+        }
+        guard configuration.maximumConcurrentBatchFetches > 0 else {
+            throw StrataError(.invalidArgument, "maximumConcurrentBatchFetches must be at least 1.")
         }
         let location = try storage.location()
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary)
@@ -68,26 +77,29 @@ public final class DataStack: Sendable {
         readerOptions.readOnly = true
         readerOptions.create = false
         self.readers = ReaderPool(files: files, options: readerOptions, capacity: configuration.maximumReaderCount)
+        self.cursors = ReaderPool(
+            files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
+            label: "strata.cursor")
     }
 
     // MARK: Writing
 
     /// Runs a transaction on the writer and commits it.
     ///
-    /// The closure runs alone on the writer's executor. When it returns, its changes commit together
-    /// and its result is returned. When it throws, calls ``Transaction/cancel()``, or the awaiting task
-    /// is cancelled before the commit, everything it did is rolled back and the error is rethrown
-    /// (`CancellationError` for task cancellation; a cancelled task also interrupts the statement that
-    /// is running). Once the commit has started, cancellation no longer undoes it.
-    ///
-    /// The closure runs on the writer's thread, usually outside the calling task (as GRDB's writes do):
-    /// don't rely on `Task.isCancelled` or task-local values inside it; cancellation reaches the
-    /// transaction by interrupting it. A short transaction returns to its caller without a thread
-    /// wake-up (see the README's *Concurrency guarantees*).
+    /// The transaction waits for its turn (transactions run one at a time, first come first served),
+    /// then its closure runs alone on the writer's thread, inside the calling task: task-local values
+    /// and `Task.isCancelled` inside it are the caller's. When the closure returns, its changes commit
+    /// together and its result is returned. When it throws, calls ``Transaction/cancel()``, or the
+    /// awaiting task is cancelled before the commit, everything it did is rolled back and the error is
+    /// rethrown (`CancellationError` for task cancellation, which also interrupts the statement that is
+    /// running, and ends a wait for the turn at once). Once the commit has started, cancellation no
+    /// longer undoes it.
     ///
     /// - Returns: Whatever the closure returns, which must be `Sendable` (IDs, snapshots, counts).
+    /// - Throws: ``StrataError/Code/reentrantTransaction`` when the calling task holds an unsafe
+    ///   transaction of this stack (the call would wait for it forever).
     @discardableResult
-    public func perform<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+    public func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try await writer.perform(body)
     }
 
@@ -95,10 +107,40 @@ public final class DataStack: Sendable {
     ///
     /// An unsafe transaction holds the writer from `beginUnsafe()` until ``UnsafeTransaction/end()``:
     /// other transactions wait for their turn meanwhile, while reads go on and see only what was
-    /// committed. Don't await ``perform(_:)`` while you hold one: it would wait forever.
+    /// committed. A ``perform(_:)`` awaited by the task that uses the unsafe transaction would wait for
+    /// it forever, so it throws ``StrataError/Code/reentrantTransaction`` instead. Prefer
+    /// ``withUnsafeTransaction(_:)``, which ends the transaction for you and also catches such calls
+    /// from child tasks.
     public func beginUnsafe() async throws -> UnsafeTransaction {
         let token = try await writer.beginUnsafe()
         return UnsafeTransaction(writer: writer, token: token)
+    }
+
+    /// Runs `body` with an unsafe transaction (see ``beginUnsafe()``) and ends it when `body` returns or
+    /// throws, rolling back whatever was not committed.
+    ///
+    /// ```swift
+    /// try await stack.withUnsafeTransaction { unsafe in
+    ///     for chunk in chunks {
+    ///         try await unsafe.perform { tx in for row in chunk { try tx.create(Into<Person>()) { $0.name = row } } }
+    ///         try await unsafe.commit()
+    ///     }
+    /// }
+    /// ```
+    /// Inside `body`, and in tasks it starts, ``perform(_:)`` on this stack throws
+    /// ``StrataError/Code/reentrantTransaction`` rather than waiting forever.
+    public func withUnsafeTransaction<T: Sendable>(
+        _ body: (UnsafeTransaction) async throws -> T
+    ) async throws -> T {
+        let unsafe = try await beginUnsafe()
+        do {
+            let result = try await UnsafeTransactionScope.$writer.withValue(writer) { try await body(unsafe) }
+            await unsafe.end()
+            return result
+        } catch {
+            await unsafe.end()
+            throw error
+        }
     }
 
     // MARK: Reading
@@ -141,7 +183,7 @@ public final class DataStack: Sendable {
                 try from.loadPrefetched(&objects, connection: connection, store: store)
             }
         }
-        return FetchBatches(pool: readers, query: query, batchSize: from.batchSize ?? 256, prefetch: prefetch)
+        return FetchBatches(cursors: cursors, query: query, batchSize: from.batchSize ?? 256, prefetch: prefetch)
     }
 
     /// The ID of the first object that matches, or `nil`.
@@ -200,11 +242,12 @@ public final class DataStack: Sendable {
     ///     (try r.fetchAll(From<Person>()), try r.fetchCount(From<Pet>()))
     /// }
     /// ```
-    /// Commits that land while the closure runs are not seen by it. The closure runs on a reader's
-    /// thread, outside the calling task: a cancelled task interrupts the statement that is running.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws -> T) async throws -> T {
+    /// The closure runs in one read transaction: commits that land while it runs are not seen by it. It
+    /// runs on a reader's thread, inside the calling task: task-local values and `Task.isCancelled` are
+    /// the caller's, and a cancelled task interrupts the statement that is running.
+    public func read<T: Sendable>(_ body: @Sendable (ReadContext) throws -> T) async throws -> T {
         let store = self.store
-        return try await readers.read(inTransaction: true) { connection in
+        return try await readers.read { connection in
             let context = ReadContext(connection: connection, store: store)
             defer { context.isOpen = false }
             return try body(context)
@@ -221,6 +264,8 @@ public final class DataStack: Sendable {
     public func close() async {
         await writer.close()
         await readers.close()
+        await cursors.close()
+        feed.finish()
         files.removeIfTemporary()
     }
 

@@ -8,14 +8,19 @@ import Synchronization
 ///     export(batch)
 /// }
 /// ```
-/// Every batch comes from one read transaction, so the whole stream sees one committed state. While a
-/// stream is being iterated it holds one reader connection of the pool; it gives it back when the last
-/// batch was delivered, when an error is thrown, or when the iteration stops (the iterator is released
-/// or its task cancelled).
+/// Every batch comes from one read transaction, so the whole stream sees one committed state: commits
+/// that land while you iterate are not seen. The stream reads on a connection of its own, outside the
+/// reader pool, so other reads (and fetches inside the loop) never wait for it, however slowly you
+/// consume the batches. At most ``DataStack/Configuration/maximumConcurrentBatchFetches`` streams read at
+/// once; another waits for one of them to end (cancellably). A stream gives its connection back when the
+/// last batch was delivered, when an error is thrown, or when the iteration stops (the iterator is
+/// released or its task cancelled). While it iterates, its open read transaction keeps SQLite from
+/// recycling the write-ahead log, which grows with the writes made meanwhile: iterate long streams
+/// promptly.
 public struct FetchBatches<E: Entity>: AsyncSequence, Sendable {
     public typealias Element = [E]
 
-    let pool: ReaderPool
+    let cursors: ReaderPool
     let query: Result<SQLQuery, StrataError>
     let batchSize: Int
     /// Loads the prefetched relationships of a batch (``From/prefetching(_:)``).
@@ -23,7 +28,7 @@ public struct FetchBatches<E: Entity>: AsyncSequence, Sendable {
 
     /// Makes an iterator; each iterator runs the fetch anew.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(cursor: BatchCursor(pool: pool, query: query, batchSize: batchSize, prefetch: prefetch))
+        Iterator(cursor: BatchCursor(cursors: cursors, query: query, batchSize: batchSize, prefetch: prefetch))
     }
 
     /// Delivers the batches.
@@ -37,14 +42,14 @@ public struct FetchBatches<E: Entity>: AsyncSequence, Sendable {
     }
 }
 
-/// The state of one iteration: the reader it holds, until it is done.
+/// The state of one iteration: the cursor connection it holds, until it is done.
 final class BatchCursor<E: Entity>: Sendable {
     private struct State {
         var reader: ReaderConnection?
         var isFinished = false
     }
 
-    private let pool: ReaderPool
+    private let cursors: ReaderPool
     private let query: Result<SQLQuery, StrataError>
     private let batchSize: Int
     /// Loads the prefetched relationships of a batch, in the cursor's read transaction.
@@ -52,10 +57,10 @@ final class BatchCursor<E: Entity>: Sendable {
     private let state = Mutex(State())
 
     init(
-        pool: ReaderPool, query: Result<SQLQuery, StrataError>, batchSize: Int,
+        cursors: ReaderPool, query: Result<SQLQuery, StrataError>, batchSize: Int,
         prefetch: (@Sendable (inout [E], Connection) throws -> Void)? = nil
     ) {
-        self.pool = pool
+        self.cursors = cursors
         self.query = query
         self.batchSize = batchSize
         self.prefetch = prefetch
@@ -70,25 +75,11 @@ final class BatchCursor<E: Entity>: Sendable {
                 reader = held
             } else {
                 let query = try self.query.get()
-                reader = try await pool.acquire()
+                reader = try await cursors.acquire()
                 state.withLock { $0.reader = reader }
                 try await reader.openCursor(query)
             }
-            let handle = reader.interruptHandle
-            defer { handle.reset() }
-            var batch = try await withTaskCancellationHandler {
-                try await reader.nextBatch(E.self, count: batchSize)
-            } onCancel: {
-                handle.interrupt()
-            }
-            if let prefetch, !batch.isEmpty {
-                let fetched = batch
-                batch = try await reader.read { connection in
-                    var objects = fetched
-                    try prefetch(&objects, connection)
-                    return objects
-                }
-            }
+            let batch = try await reader.nextBatch(E.self, count: batchSize, prefetch: prefetch)
             if batch.count < batchSize { await finish() }
             return batch.isEmpty ? nil : batch
         } catch {
@@ -104,18 +95,12 @@ final class BatchCursor<E: Entity>: Sendable {
             defer { state.reader = nil }
             return state.reader
         }
-        guard let reader else { return }
-        await reader.closeCursor()
-        pool.release(reader)
+        await reader?.closeCursor(returningTo: cursors)
     }
 
     deinit {
-        let reader = state.withLock { $0.reader }
-        guard let reader else { return }
-        let pool = self.pool
-        Task {
-            await reader.closeCursor()
-            pool.release(reader)
-        }
+        guard let reader = state.withLock({ $0.reader }) else { return }
+        let cursors = self.cursors
+        Task { await reader.closeCursor(returningTo: cursors) }
     }
 }

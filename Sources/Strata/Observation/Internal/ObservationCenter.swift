@@ -3,11 +3,9 @@ import Synchronization
 /// Fans the commit feed out to the active observations of one stack, and watches for commits made
 /// outside it.
 ///
-/// It listens to the feed only while some observation is active. Each commit is dispatched on the
-/// writer's thread right after the commit: the relevance checks are quick, and a relevant observation
-/// only starts its fetch task there, so a commit reaches a reader without another hop through Swift's
-/// pool. While observations are
-/// active it also polls the writer connection's `PRAGMA data_version`, which changes exactly when
+/// It listens to the feed only while some observation is active. Each commit reaches it on the feed's
+/// dispatcher task, never on the writer's thread: the relevance checks are quick, and a relevant
+/// observation only starts its fetch task there. While observations are active it also polls the writer connection's `PRAGMA data_version`, which changes exactly when
 /// another connection (another process, or another stack on the same file) commits; such a commit
 /// reaches every observation as an external change set.
 final class ObservationCenter: Sendable {
@@ -23,64 +21,26 @@ final class ObservationCenter: Sendable {
         var poller: Task<Void, Never>?
     }
 
-    private struct Permits {
-        var available: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
     private let feed: CommitFeed
     private let writer: Writer
     private let pollInterval: Duration?
     private let state = Mutex(State())
-    private let permits: Mutex<Permits>
+    private let permits: LeasePool<Void>
 
     init(feed: CommitFeed, writer: Writer, pollInterval: Duration?, maximumConcurrentFetches: Int) {
         self.feed = feed
         self.writer = writer
         self.pollInterval = pollInterval
-        self.permits = Mutex(Permits(available: max(1, maximumConcurrentFetches)))
+        self.permits = LeasePool(idle: Array(repeating: (), count: max(1, maximumConcurrentFetches)))
     }
 
     /// Runs an observation fetch once fewer than the maximum run: however many publishers are active,
     /// their fetches leave the writer (and the rest of the app) its share of the machine. Changes that
     /// arrive while a publisher waits are coalesced into its next fetch.
-    func withFetchPermit<T>(_ body: () async throws -> T) async rethrows -> T {
-        if !tryTakeFetchPermit() {
-            await withCheckedContinuation { continuation in
-                let now = permits.withLock { permits in
-                    if permits.available > 0 {
-                        permits.available -= 1
-                        return true
-                    }
-                    permits.waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        }
-        defer { returnFetchPermit() }
+    func withFetchPermit<T>(_ body: () async throws -> T) async throws -> T {
+        _ = try await permits.acquire()
+        defer { permits.release(()) }
         return try await body()
-    }
-
-    /// Takes a fetch permit if one is free, without waiting; give it back with ``returnFetchPermit()``.
-    func tryTakeFetchPermit() -> Bool {
-        permits.withLock { permits in
-            guard permits.available > 0 else { return false }
-            permits.available -= 1
-            return true
-        }
-    }
-
-    /// Gives back a permit taken by ``tryTakeFetchPermit()``, to a waiting fetch if there is one.
-    func returnFetchPermit() {
-        let next = permits.withLock { permits in
-            if permits.waiters.isEmpty {
-                permits.available += 1
-                return nil as CheckedContinuation<Void, Never>?
-            }
-            return permits.waiters.removeFirst()
-        }
-        next?.resume()
     }
 
     /// Adds an observer; the first one starts listening to the feed (and the external-change poller).

@@ -88,26 +88,12 @@ final class ObservationCore<Value: Sendable>: Sendable {
         }
     }
 
-    /// Runs a fetch. When a fetch permit and an idle reader are free, the fetch goes straight to that
-    /// reader's thread, and its result to the consumers from there: a commit dispatched on the writer's
-    /// thread then reaches its consumers with no hop through Swift's pool but the consumers' own.
-    /// Otherwise a task waits for both.
+    /// Runs a fetch in a task of its own, once a fetch permit is free: one read lease, so the fetch sees
+    /// one committed state however many statements it runs.
     private func startFetch(epoch: Int, previous: Value?, changes: [ChangeSet]?) {
         let fetch = self.fetch
         let center = self.center
         let readers = self.readers
-        if center.tryTakeFetchPermit() {
-            if let reader = readers.tryAcquire() {
-                reader.execute { [weak self] connection in
-                    let result = Result { try fetch(previous, changes, connection) }
-                    readers.release(reader)
-                    center.returnFetchPermit()
-                    self?.fetchCompleted(epoch: epoch, result)
-                }
-                return
-            }
-            center.returnFetchPermit()
-        }
         Task { [weak self] in
             let result: Result<Value, any Error>
             do {

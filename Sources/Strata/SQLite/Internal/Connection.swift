@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import OrderedCollections
 import Synchronization
 
 /// One SQLite connection with its statement cache.
@@ -26,11 +27,11 @@ final class Connection {
 
     let handle: OpaquePointer
     let path: String
-    private var cache: [String: Statement] = [:]
+    /// Cached statements, least recently used first.
+    private var cache: OrderedDictionary<String, Statement> = [:]
     private var keyed: [ObjectIdentifier: Statement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
     private let interruptFlag = InterruptFlag()
-    private var useCount: UInt64 = 0
     private(set) var isClosed = false
 
     /// Opens (and, unless read-only, creates) a database.
@@ -44,9 +45,10 @@ final class Connection {
         }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags, nil)
+        if db != nil { Connection.lifetimes.opened.add(1, ordering: .relaxed) }
         guard rc == SQLITE_OK, let db else {
             let error = Connection.openError(rc: rc, db: db, path: path)
-            sqlite3_close_v2(db)
+            if let db { Connection.closeHandle(db) }
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
@@ -94,8 +96,9 @@ final class Connection {
                 try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
             }
         } catch {
-            cache.removeAll()
-            sqlite3_close_v2(db)
+            // The connection is whole by now, so its deinit runs: close through `close()`, which it
+            // checks, so that the handle is closed exactly once.
+            close()
             throw error
         }
     }
@@ -104,16 +107,31 @@ final class Connection {
         close()
     }
 
-    /// Finalizes the cached statements and closes the connection. Further use throws.
+    /// Finalizes the cached statements and closes the connection, once; further use throws.
     func close() {
         guard !isClosed else { return }
         isClosed = true
         cache.removeAll()
         keyed.removeAll()
-        sqlite3_trace_v2(handle, 0, nil, nil)
-        sqlite3_close_v2(handle)
+        if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+        Connection.closeHandle(handle)
         traceBox?.release()
         traceBox = nil
+    }
+
+    /// The one place that closes a handle.
+    private static func closeHandle(_ handle: OpaquePointer) {
+        sqlite3_close_v2(handle)
+        lifetimes.closed.add(1, ordering: .relaxed)
+    }
+
+    /// How many handles were opened and closed in this process, for tests that check that every
+    /// handle is closed exactly once.
+    static let lifetimes = Lifetimes()
+
+    final class Lifetimes: Sendable {
+        let opened = Atomic<Int>(0)
+        let closed = Atomic<Int>(0)
     }
 
     static let closedError = StrataError(
@@ -149,17 +167,22 @@ final class Connection {
     @usableFromInline
     func cachedStatement(_ sql: String) throws(StrataError) -> Statement {
         if isClosed { throw Connection.closedError }
-        useCount &+= 1
-        if let statement = cache[sql] {
+        if let index = cache.index(forKey: sql) {
+            let statement = cache.values[index]
             statement.reset()
-            statement.lastUse = useCount
+            // The most recently used go last; moving the last one is free.
+            if index != cache.count - 1 { moveToEnd(index) }
             return statement
         }
         if cache.count >= Self.cacheCapacity { evictLeastRecentlyUsed() }
         let statement = try Statement(connection: self, sql: sql)
-        statement.lastUse = useCount
         cache[sql] = statement
         return statement
+    }
+
+    private func moveToEnd(_ index: Int) {
+        let (sql, statement) = cache.remove(at: index)
+        cache[sql] = statement
     }
 
     /// The prepared statement of a key: the hot path's lookup, by identity instead of by SQL text.
@@ -187,8 +210,23 @@ final class Connection {
     /// Drops the least recently used quarter of the cache. A statement still in use stays alive until its
     /// user releases it.
     private func evictLeastRecentlyUsed() {
-        let victims = cache.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(Self.cacheCapacity / 4)
-        for (sql, _) in victims { cache[sql] = nil }
+        cache.removeFirst(Self.cacheCapacity / 4)
+    }
+
+    /// Resets every statement of the connection that is still active (stepped, neither done nor reset),
+    /// so that none holds a read transaction open, and returns how many were.
+    @discardableResult
+    func resetActiveStatements() -> Int {
+        var count = 0
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 {
+                sqlite3_reset(current)
+                count += 1
+            }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return count
     }
 
     /// A prepared statement that is not cached (for SQL that runs once).
@@ -207,6 +245,12 @@ final class Connection {
             sqlite3_free(message)
             throw error(rc: rc, sql: sql, message: text)
         }
+    }
+
+    /// Runs a keyed statement without parameters to its end (`BEGIN`, `COMMIT`, `ROLLBACK`).
+    func run(_ key: StatementKey) throws(StrataError) {
+        let statement = try statement(key)
+        while try statement.step() {}
     }
 
     /// Runs a statement with bound values and discards any rows.
@@ -275,34 +319,51 @@ final class Connection {
 @available(*, unavailable)
 extension Connection: Sendable {}
 
-/// Interrupts a connection's statements from another thread, reliably.
+/// Interrupts a connection's statements from another thread, reliably, and only while its owner allows.
 ///
 /// `sqlite3_interrupt` alone is lost when it lands between two statements (it only stops statements
 /// that are running). So the handle also raises a flag that the connection's progress handler reads
 /// every few hundred virtual-machine steps: a statement that starts after the cancellation stops too.
-/// The owner lowers the flag with ``reset()`` once the cancellable operation is over.
+///
+/// The owner *arms* the handle around the part of an access that may be interrupted (a transaction's
+/// body, a read) and *disarms* it afterwards, which also lowers the flag. An interruption asked for
+/// while the handle is disarmed does nothing, so a cancellation that arrives late can never stop a
+/// commit, or an access by another task that uses the connection next.
 ///
 /// `@unchecked Sendable`: it holds the connection pointer, which SQLite documents as safe to pass to
-/// `sqlite3_interrupt` from any thread while the connection is open (the owner keeps it open while
-/// a handle can be used, and an interrupt when nothing runs is a no-op), and a `Sendable` flag.
+/// `sqlite3_interrupt` from any thread while the connection is open (the owner keeps it open while a
+/// handle is armed, and an interrupt when nothing runs is a no-op), and a `Sendable` flag.
 struct InterruptHandle: @unchecked Sendable {
     let handle: OpaquePointer
     let flag: InterruptFlag
 
-    func interrupt() {
-        flag.raised.store(true, ordering: .releasing)
-        sqlite3_interrupt(handle)
+    /// Allows ``interrupt()`` until ``disarm()``.
+    func arm() {
+        flag.isArmed.withLock { $0 = true }
     }
 
-    /// Lowers the flag, when the operation it guarded is over.
-    func reset() {
-        flag.raised.store(false, ordering: .releasing)
+    /// Interrupts the running statement and those that start until ``disarm()``, if the handle is armed.
+    func interrupt() {
+        flag.isArmed.withLock { isArmed in
+            guard isArmed else { return }
+            flag.raised.store(true, ordering: .releasing)
+            sqlite3_interrupt(handle)
+        }
+    }
+
+    /// Ends the interruptible part and lowers the flag; later calls to ``interrupt()`` do nothing.
+    func disarm() {
+        flag.isArmed.withLock { isArmed in
+            isArmed = false
+            flag.raised.store(false, ordering: .releasing)
+        }
     }
 }
 
 /// The flag an ``InterruptHandle`` raises and the progress handler reads.
 final class InterruptFlag: Sendable {
     let raised = Atomic<Bool>(false)
+    let isArmed = Mutex(false)
 }
 
 /// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as

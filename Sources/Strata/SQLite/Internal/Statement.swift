@@ -8,8 +8,6 @@ final class Statement {
     let sql: String
     unowned let connection: Connection
     let columnCount: Int32
-    /// When the connection's cache last handed this statement out.
-    var lastUse: UInt64 = 0
 
     init(connection: Connection, sql: String) throws(StrataError) {
         var statement: OpaquePointer?

@@ -1,11 +1,12 @@
-import Synchronization
 import Logging
 
 /// The writer: the only connection that writes, on an executor of its own.
 ///
-/// Transactions are synchronous closures, so one runs from `BEGIN` to `COMMIT` without suspending and
-/// actor reentrancy can never interleave two of them. The only suspension is waiting for the turn,
-/// which an unsafe transaction holds across its awaits; turns are handed out first come, first served.
+/// A transaction runs inside the task that awaits it, isolated to the writer's thread: task-locals,
+/// `Task.isCancelled` and priority are the caller's. Its body is a synchronous closure, so it runs from
+/// `BEGIN` to `COMMIT` without suspending and actor reentrancy can never interleave two of them. The
+/// only suspension is waiting for the *turn*, which an unsafe transaction holds across its awaits;
+/// turns are handed out first come, first served, and a cancelled waiter leaves the queue at once.
 actor Writer {
     nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -20,11 +21,17 @@ actor Writer {
     private var lastDataVersion: Int64?
     /// Assigns the IDs of created objects.
     private let ids = IDAllocator()
-    private var isTurnTaken = false
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
-    private var nextWaiter: UInt64 = 0
-    private var unsafeTransaction: (token: UInt64, transaction: Transaction)?
+    /// The turn: one transaction (or unsafe transaction) at a time.
+    private let turn = LeasePool<Void>(idle: [()])
+    private var unsafeTransaction: UnsafeHold?
     private var nextToken: UInt64 = 1
+
+    /// The unsafe transaction that holds the turn, and the task that used it last.
+    private struct UnsafeHold {
+        let token: UInt64
+        let transaction: Transaction
+        var holder: Int?
+    }
 
     /// Opens the write connection on its own executor and prepares the schema there.
     static func open(
@@ -54,53 +61,33 @@ actor Writer {
         self.logger = logger
     }
 
-    deinit {
+    isolated deinit {
+        connection.close()
         executor.stop()
     }
 
     // MARK: Turns
 
-    /// Waits for the writer's turn. Returns `false` when the task was cancelled while waiting (it then
-    /// does not hold the turn); a wait that must not be abandoned passes `cancellable: false`.
-    private func takeTurn(cancellable: Bool = true) async -> Bool {
-        if !isTurnTaken {
-            isTurnTaken = true
-            return true
-        }
-        let id = nextWaiter
-        nextWaiter += 1
-        guard cancellable else {
-            return await withCheckedContinuation { waiters.append((id, $0)) }
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { waiters.append((id, $0)) }
-        } onCancel: {
-            Task { await self.abandonWait(id) }
-        }
-    }
-
-    private func abandonWait(_ id: UInt64) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(returning: false)
+    /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing).
+    private func takeTurn() async throws {
+        if case .resource = try await turn.acquire() { return }
     }
 
     private func passTurn() {
-        if waiters.isEmpty {
-            isTurnTaken = false
-        } else {
-            waiters.removeFirst().continuation.resume(returning: true)
-        }
+        turn.release(())
     }
 
     /// Waits for the running transaction (and any queued before), then closes the connection.
     /// Transactions queued after the close throw ``StrataError/Code/stackClosed``.
     func close() async {
-        _ = await takeTurn(cancellable: false)
+        // Closing must not be abandoned when the closing task is cancelled: wait in a task of its own.
+        let turn = self.turn
+        _ = await Task { try await turn.acquire() }.result
         rollback()
         unsafeTransaction?.transaction.isOpen = false
         unsafeTransaction = nil
         connection.close()
-        passTurn()
+        _ = turn.close(Connection.closedError)
     }
 
     // MARK: External changes
@@ -116,74 +103,47 @@ actor Writer {
 
     // MARK: Transactions
 
-    /// Runs a transaction. When the writer is free, the transaction is handed off to its thread (see
-    /// ``ThreadExecutor/handOff(spin:_:)``), so that a short one returns without a wake-up; otherwise
-    /// it waits for its turn like any actor call.
-    nonisolated func perform<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+    /// Runs a transaction in the calling task: waits for the turn, begins, runs the body, commits (or
+    /// rolls back), and passes the turn on.
+    func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
-        let cancellation = BodyCancellation(interruptHandle)
-        let outcome: HandOffOutcome<T> = await withTaskCancellationHandler {
-            await executor.handOff(spin: Writer.handOffSpin) {
-                self.assumeIsolated { writer in writer.performIfFree(body, cancellation) }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
-        switch outcome {
-        case .finished(let result): return try result.get()
-        case .busy: return try await performInTurn(body)
-        }
-    }
-
-    /// How long a caller waits for a transaction's result before it suspends.
-    static let handOffSpin = Duration.microseconds(250)
-
-    /// Runs the transaction at once if no other holds the turn (one that waits, or an unsafe transaction).
-    private func performIfFree<T: Sendable>(
-        _ body: (Transaction) throws -> T, _ cancellation: BodyCancellation
-    ) -> HandOffOutcome<T> {
-        guard !isTurnTaken else { return .busy }
-        return .finished(runTransaction(body, cancellation))
-    }
-
-    /// Waits for the turn, then runs the transaction.
-    private func performInTurn<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        guard await takeTurn() else { throw CancellationError() }
+        try checkNotHoldingUnsafe()
+        try await takeTurn()
         defer { passTurn() }
-        let cancellation = BodyCancellation(interruptHandle)
-        // The operation calls an isolated method so that it runs on the writer's executor (a nonisolated
-        // async closure would run on the global pool).
-        return try await withTaskCancellationHandler {
-            self.runTransaction(body, cancellation)
-        } onCancel: {
-            cancellation.cancel()
-        }.get()
+        return try await runTransaction(body)
     }
 
     /// Begins a transaction, runs the body and commits, or rolls back. Only the body can be
     /// interrupted: once the commit has started, it completes.
-    private func runTransaction<T: Sendable>(
-        _ body: (Transaction) throws -> T, _ cancellation: BodyCancellation
-    ) -> Result<T, any Error> {
-        guard !cancellation.isCancelled else { return .failure(CancellationError()) }
-        do {
-            try begin()
-        } catch {
-            return .failure(error)
-        }
+    private func runTransaction<T: Sendable>(_ body: (Transaction) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        try begin()
         let transaction = Transaction(connection: connection, store: store, ids: ids)
         defer { transaction.isOpen = false }
+        let handle = interruptHandle
+        handle.arm()
+        // The operation captures `self`, which isolates it to the writer (a closure that captured
+        // nothing isolated would run on the global executor).
+        let result: Result<T, any Error> = await withTaskCancellationHandler {
+            self.runBody(body, transaction)
+        } onCancel: {
+            handle.interrupt()
+        }
+        handle.disarm()
         do {
-            let result = try cancellation.whileInterruptible { try body(transaction) }
-            if cancellation.isCancelled { throw CancellationError() }
+            let value = try result.get()
+            try Task.checkCancellation()
+            connection.resetActiveStatements()
             try commit(transaction.changes)
-            return .success(result)
+            return value
         } catch {
             rollback()
-            if let strata = error as? StrataError, strata.code == .transactionCancelled { return .failure(error) }
-            return .failure(cancellation.isCancelled ? CancellationError() : error)
+            throw Self.cancellationOrError(error)
         }
+    }
+
+    private func runBody<T>(_ body: (Transaction) throws -> T, _ transaction: Transaction) -> Result<T, any Error> {
+        Result { try body(transaction) }
     }
 
     /// The error to report: a cancelled task reports `CancellationError`, whatever SQLite said.
@@ -193,8 +153,7 @@ actor Writer {
     }
 
     private func begin() throws(StrataError) {
-        let statement = try connection.statement(.beginImmediate)
-        while try statement.step() {}
+        try connection.run(.beginImmediate)
         do {
             try ids.checkExternalChanges(connection)
         } catch {
@@ -205,8 +164,7 @@ actor Writer {
 
     private func commit(_ changes: ChangeSet) throws(StrataError) {
         try ids.saveMarks(connection)
-        let statement = try connection.statement(.commit)
-        while try statement.step() {}
+        try connection.run(.commit)
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
             feed.publish(changes)
@@ -215,35 +173,59 @@ actor Writer {
 
     private func rollback() {
         ids.transactionEnded()
+        connection.resetActiveStatements()
         guard connection.isInTransaction else { return }
         do {
-            let statement = try connection.statement(.rollback)
-            while try statement.step() {}
+            try connection.run(.rollback)
         } catch {
             logger.error("rollback failed", metadata: ["strata.error": "\(error)"])
         }
+    }
+
+    // MARK: Reentrancy
+
+    /// A transaction of this stack awaited by the task that holds its unsafe transaction would wait for
+    /// the turn that task holds, forever: it throws instead.
+    private func checkNotHoldingUnsafe() throws(StrataError) {
+        guard let hold = unsafeTransaction else { return }
+        let inScope = UnsafeTransactionScope.writer.map { ObjectIdentifier($0) == ObjectIdentifier(self) } ?? false
+        guard inScope || (hold.holder != nil && hold.holder == Self.currentTask) else { return }
+        throw StrataError(
+            .reentrantTransaction,
+            "This task holds an unsafe transaction of the same stack, so a transaction would wait for it "
+                + "forever. Do the work in the unsafe transaction's perform, or end it first.")
+    }
+
+    /// The identity of the running task (its hash, which is its address's), or `nil` outside a task.
+    private static var currentTask: Int? {
+        withUnsafeCurrentTask { $0?.hashValue }
     }
 
     // MARK: Unsafe transactions
 
     func beginUnsafe() async throws -> UInt64 {
         try Task.checkCancellation()
-        guard await takeTurn() else { throw CancellationError() }
+        try checkNotHoldingUnsafe()
+        try await takeTurn()
         if connection.isClosed {
             passTurn()
             throw Connection.closedError
         }
         let token = nextToken
         nextToken += 1
-        unsafeTransaction = (token, Transaction(connection: connection, store: store, ids: ids))
+        unsafeTransaction = UnsafeHold(
+            token: token, transaction: Transaction(connection: connection, store: store, ids: ids),
+            holder: Self.currentTask)
         return token
     }
 
+    /// The unsafe transaction of `token`, noting the calling task as the one that holds it.
     private func unsafe(_ token: UInt64) throws(StrataError) -> Transaction {
-        guard let unsafeTransaction, unsafeTransaction.token == token else {
+        guard let hold = unsafeTransaction, hold.token == token else {
             throw StrataError(.transactionClosed, "This unsafe transaction has ended; begin a new one.")
         }
-        return unsafeTransaction.transaction
+        unsafeTransaction?.holder = Self.currentTask
+        return hold.transaction
     }
 
     func performUnsafe<T: Sendable>(_ token: UInt64, _ body: @Sendable (Transaction) throws -> T) async throws -> T {
@@ -251,9 +233,10 @@ actor Writer {
         try Task.checkCancellation()
         if !connection.isInTransaction { try begin() }
         let handle = interruptHandle
-        defer { handle.reset() }
+        handle.arm()
+        defer { handle.disarm() }
         return try await withTaskCancellationHandler {
-            try runSavepoint(transaction, body)
+            try self.runSavepoint(transaction, body)
         } onCancel: {
             handle.interrupt()
         }
@@ -266,10 +249,12 @@ actor Writer {
         try connection.execute("SAVEPOINT strata_block")
         do {
             let result = try body(transaction)
+            connection.resetActiveStatements()
             try connection.execute("RELEASE strata_block")
             return result
         } catch {
             transaction.changes = changesBefore
+            connection.resetActiveStatements()
             if connection.isInTransaction {
                 try? connection.execute("ROLLBACK TO strata_block")
                 try? connection.execute("RELEASE strata_block")
@@ -283,6 +268,7 @@ actor Writer {
         let changes = transaction.changes
         if connection.isInTransaction {
             do {
+                connection.resetActiveStatements()
                 try commit(changes)
             } catch {
                 rollback()
@@ -301,10 +287,10 @@ actor Writer {
     }
 
     func endUnsafe(_ token: UInt64) {
-        guard let unsafeTransaction, unsafeTransaction.token == token else { return }
+        guard let hold = unsafeTransaction, hold.token == token else { return }
         rollback()
-        unsafeTransaction.transaction.isOpen = false
-        self.unsafeTransaction = nil
+        hold.transaction.isOpen = false
+        unsafeTransaction = nil
         passTurn()
     }
 
@@ -314,44 +300,8 @@ actor Writer {
     }
 }
 
-/// What a handed-off transaction came to: a result, or the news that another transaction holds the turn.
-private enum HandOffOutcome<T: Sendable>: Sendable {
-    case finished(Result<T, any Error>)
-    case busy
-}
-
-/// Task cancellation for a transaction handed off to the writer's thread, where `Task.isCancelled`
-/// does not reach: cancelling raises a flag, and interrupts SQLite only while the body runs (never the
-/// commit).
-private final class BodyCancellation: Sendable {
-    private struct State {
-        var isCancelled = false
-        var isInBody = false
-    }
-
-    private let state = Mutex(State())
-    private let handle: InterruptHandle
-
-    init(_ handle: InterruptHandle) {
-        self.handle = handle
-    }
-
-    var isCancelled: Bool { state.withLock { $0.isCancelled } }
-
-    func cancel() {
-        state.withLock { state in
-            state.isCancelled = true
-            if state.isInBody { handle.interrupt() }
-        }
-    }
-
-    /// Runs `body` where ``cancel()`` interrupts it.
-    func whileInterruptible<T>(_ body: () throws -> T) rethrows -> T {
-        state.withLock { $0.isInBody = true }
-        defer {
-            state.withLock { $0.isInBody = false }
-            handle.reset()
-        }
-        return try body()
-    }
+/// The writer whose unsafe transaction the current task holds, inside
+/// ``DataStack/withUnsafeTransaction(_:)`` (child tasks inherit it).
+enum UnsafeTransactionScope {
+    @TaskLocal static var writer: Writer?
 }

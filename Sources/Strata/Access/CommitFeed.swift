@@ -1,0 +1,120 @@
+import Synchronization
+
+/// The stream of committed ``ChangeSet``s, in commit order: the single input of observation.
+///
+/// The writer hands each non-empty change set over in O(1), whatever the number of observers: it
+/// drops it into one mailbox and returns to its caller. One dispatcher task, off the writer's thread,
+/// takes change sets from the mailbox in commit order and passes each to every listener (the
+/// observation center, whose checks are quick) and stream subscriber.
+final class CommitFeed: Sendable {
+    private let mailbox: AsyncStream<ChangeSet>.Continuation
+    private let fanOut = FanOut()
+    private let dispatcher: Task<Void, Never>
+
+    init() {
+        let (stream, mailbox) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        self.mailbox = mailbox
+        let fanOut = self.fanOut
+        dispatcher = Task {
+            for await changes in stream {
+                fanOut.deliver(changes)
+            }
+            fanOut.finish()
+        }
+    }
+
+    deinit {
+        mailbox.finish()
+    }
+
+    /// Hands a change set to the dispatcher and returns at once.
+    func publish(_ changes: ChangeSet) {
+        mailbox.yield(changes)
+    }
+
+    /// Stops the dispatcher once it has delivered what was published; subscribers' streams then end.
+    func finish() {
+        mailbox.finish()
+    }
+
+    /// A stream of every change set committed from now on. It ends when the consumer stops iterating.
+    func subscribe() -> AsyncStream<ChangeSet> {
+        fanOut.subscribe()
+    }
+
+    /// Calls `listener` with every change set committed from now on, on the dispatcher's task, in
+    /// commit order, until ``removeListener(_:)``.
+    func addListener(_ listener: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
+        fanOut.addListener(listener)
+    }
+
+    func removeListener(_ id: UInt64) {
+        fanOut.removeListener(id)
+    }
+
+    /// The number of live subscribers and listeners.
+    var subscriberCount: Int { fanOut.count }
+}
+
+/// The listeners and subscribers the dispatcher delivers to.
+private final class FanOut: Sendable {
+    private struct State {
+        var subscribers: [UInt64: AsyncStream<ChangeSet>.Continuation] = [:]
+        var listeners: [UInt64: @Sendable (ChangeSet) -> Void] = [:]
+        var nextID: UInt64 = 0
+        var isFinished = false
+    }
+
+    private let state = Mutex(State())
+
+    func subscribe() -> AsyncStream<ChangeSet> {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let id: UInt64? = state.withLock { state in
+            guard !state.isFinished else { return nil }
+            defer { state.nextID += 1 }
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func addListener(_ listener: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            state.listeners[state.nextID] = listener
+            return state.nextID
+        }
+    }
+
+    func removeListener(_ id: UInt64) {
+        _ = state.withLock { $0.listeners.removeValue(forKey: id) }
+    }
+
+    var count: Int { state.withLock { $0.subscribers.count + $0.listeners.count } }
+
+    func deliver(_ changes: ChangeSet) {
+        let (listeners, subscribers) = state.withLock { (Array($0.listeners.values), Array($0.subscribers.values)) }
+        for listener in listeners {
+            listener(changes)
+        }
+        for subscriber in subscribers {
+            subscriber.yield(changes)
+        }
+    }
+
+    func finish() {
+        let subscribers = state.withLock { state in
+            state.isFinished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+}

@@ -1,0 +1,72 @@
+import Synchronization
+
+/// A bounded pool of read-only connections, opened on demand.
+///
+/// Every read is a lease: ``read(_:)`` takes one connection, runs the body inside the calling task on
+/// that connection's thread, in one read transaction, and gives the connection back clean. When every
+/// connection is busy the read waits for one, suspended (never blocking a thread), first come first
+/// served; a cancelled waiter leaves the queue at once. Readers never wait for the writer: in WAL mode
+/// each read sees the last state committed before it began.
+final class ReaderPool: Sendable {
+    private let leases: LeasePool<ReaderConnection>
+    private let files: StoreFiles
+    private let options: Connection.Options
+    private let label: String
+    private let opened = Atomic<Int>(0)
+    let capacity: Int
+
+    init(files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader") {
+        self.files = files
+        self.options = options
+        self.capacity = capacity
+        self.label = label
+        self.leases = LeasePool(creatable: capacity)
+    }
+
+    /// Runs `body` on a connection of the pool, in one read transaction, inside the calling task.
+    func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        let reader = try await acquire()
+        return try await reader.lease(returningTo: self, body)
+    }
+
+    /// Takes a connection for exclusive use: give it back with ``giveBack(_:)``, or ``discard(_:)`` it.
+    func acquire() async throws -> ReaderConnection {
+        switch try await leases.acquire() {
+        case .resource(let reader):
+            return reader
+        case .create:
+            do {
+                let number = opened.add(1, ordering: .relaxed).newValue
+                return try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
+            } catch {
+                leases.creationFailed()
+                throw error
+            }
+        }
+    }
+
+    /// Gives a clean connection back; `false` when the pool is closed and the caller must close it.
+    func giveBack(_ reader: ReaderConnection) -> Bool {
+        leases.release(reader)
+    }
+
+    /// Forgets a connection that could not be cleaned (its owner closed it): a new one may be opened.
+    func discard(_ reader: ReaderConnection) {
+        leases.creationFailed()
+    }
+
+    /// Closes idle connections now and busy ones when their lease ends; waiting and later reads throw
+    /// ``StrataError/Code/stackClosed``.
+    func close() async {
+        for reader in leases.close(Connection.closedError) {
+            await reader.close()
+        }
+    }
+
+    /// The number of connections opened so far.
+    var openedCount: Int { opened.load(ordering: .relaxed) }
+
+    /// The number of reads waiting for a connection.
+    var waiterCount: Int { leases.waiterCount }
+}
