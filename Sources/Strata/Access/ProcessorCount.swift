@@ -21,7 +21,7 @@ enum ProcessorCount {
     /// The number of CPUs in a list such as `0-3,8,10-11`, or `nil` when it cannot be read.
     static func count(cpuList: some StringProtocol) -> Int? {
         var total = 0
-        for part in cpuList.split(separator: ",") {
+        for part in cpuList.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",") {
             let bounds = part.trimmingCharacters(in: .whitespaces).split(separator: "-")
             guard let first = bounds.first.flatMap({ Int($0) }) else { return nil }
             let last = bounds.count == 2 ? Int(bounds[1]) : first

@@ -1,12 +1,16 @@
 import Logging
+import Synchronization
 
 /// The writer: the only connection that writes, on an executor of its own.
 ///
 /// A transaction runs inside the task that awaits it, isolated to the writer's thread: task-locals,
 /// `Task.isCancelled` and priority are the caller's. Its body is a synchronous closure, so it runs from
-/// `BEGIN` to `COMMIT` without suspending and actor reentrancy can never interleave two of them. The
-/// only suspension is waiting for the *turn*, which an unsafe transaction holds across its awaits;
-/// turns are handed out first come, first served, and a cancelled waiter leaves the queue at once.
+/// `BEGIN` to `COMMIT` without suspending and actor reentrancy can never interleave two of them.
+///
+/// Before it hops onto the writer's thread a transaction takes the *turn* (one transaction, or one
+/// unsafe transaction across its awaits, at a time). Turns are handed out first come, first served, in
+/// a queue that a cancelled waiter leaves at once; the writer's own job queue thus never holds more
+/// than the transaction that runs, so nothing waits there uncancellably.
 actor Writer {
     nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -25,12 +29,14 @@ actor Writer {
     private let turn = LeasePool<Void>(idle: [()])
     private var unsafeTransaction: UnsafeHold?
     private var nextToken: UInt64 = 1
+    /// The task that used the unsafe transaction last, while one holds the turn; read before a
+    /// transaction waits for the turn, off the writer's thread.
+    private let unsafeHolder = Mutex<Int?>(nil)
 
-    /// The unsafe transaction that holds the turn, and the task that used it last.
+    /// The unsafe transaction that holds the turn.
     private struct UnsafeHold {
         let token: UInt64
         let transaction: Transaction
-        var holder: Int?
     }
 
     /// Opens the write connection on its own executor and prepares the schema there.
@@ -69,13 +75,16 @@ actor Writer {
     // MARK: Turns
 
     /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing).
-    private func takeTurn() async throws {
-        if case .resource = try await turn.acquire() { return }
+    private nonisolated func takeTurn() async throws {
+        _ = try await turn.acquire()
     }
 
-    private func passTurn() {
+    private nonisolated func passTurn() {
         turn.release(())
     }
+
+    /// The number of transactions waiting for the turn.
+    nonisolated var turnWaiterCount: Int { turn.waiterCount }
 
     /// Waits for the running transaction (and any queued before), then closes the connection.
     /// Transactions queued after the close throw ``StrataError/Code/stackClosed``.
@@ -103,12 +112,17 @@ actor Writer {
 
     // MARK: Transactions
 
-    /// Runs a transaction in the calling task: waits for the turn, begins, runs the body, commits (or
-    /// rolls back), and passes the turn on.
-    func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+    /// Runs a transaction in the calling task: waits for the turn where the caller runs, then hops to
+    /// the writer's thread, begins, runs the body, commits (or rolls back), and passes the turn on.
+    nonisolated func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
         try checkNotHoldingUnsafe()
         try await takeTurn()
+        return try await runTransactionInTurn(body)
+    }
+
+    /// Runs a transaction for a caller that holds the turn, and passes the turn on.
+    private func runTransactionInTurn<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         defer { passTurn() }
         return try await runTransaction(body)
     }
@@ -117,6 +131,7 @@ actor Writer {
     /// interrupted: once the commit has started, it completes.
     private func runTransaction<T: Sendable>(_ body: (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
+        if connection.isClosed { throw Connection.closedError }
         try begin()
         let transaction = Transaction(connection: connection, store: store, ids: ids)
         defer { transaction.isOpen = false }
@@ -186,10 +201,10 @@ actor Writer {
 
     /// A transaction of this stack awaited by the task that holds its unsafe transaction would wait for
     /// the turn that task holds, forever: it throws instead.
-    private func checkNotHoldingUnsafe() throws(StrataError) {
-        guard let hold = unsafeTransaction else { return }
+    private nonisolated func checkNotHoldingUnsafe() throws(StrataError) {
         let inScope = UnsafeTransactionScope.writer.map { ObjectIdentifier($0) == ObjectIdentifier(self) } ?? false
-        guard inScope || (hold.holder != nil && hold.holder == Self.currentTask) else { return }
+        let isHolder = unsafeHolder.withLock { holder in holder != nil && holder == Self.currentTask }
+        guard inScope || isHolder else { return }
         throw StrataError(
             .reentrantTransaction,
             "This task holds an unsafe transaction of the same stack, so a transaction would wait for it "
@@ -203,10 +218,15 @@ actor Writer {
 
     // MARK: Unsafe transactions
 
-    func beginUnsafe() async throws -> UInt64 {
+    nonisolated func beginUnsafe() async throws -> UInt64 {
         try Task.checkCancellation()
         try checkNotHoldingUnsafe()
         try await takeTurn()
+        return try await startUnsafe(holder: Self.currentTask)
+    }
+
+    /// Starts an unsafe transaction for a caller that holds the turn.
+    private func startUnsafe(holder: Int?) throws -> UInt64 {
         if connection.isClosed {
             passTurn()
             throw Connection.closedError
@@ -214,8 +234,8 @@ actor Writer {
         let token = nextToken
         nextToken += 1
         unsafeTransaction = UnsafeHold(
-            token: token, transaction: Transaction(connection: connection, store: store, ids: ids),
-            holder: Self.currentTask)
+            token: token, transaction: Transaction(connection: connection, store: store, ids: ids))
+        unsafeHolder.withLock { $0 = holder }
         return token
     }
 
@@ -224,7 +244,8 @@ actor Writer {
         guard let hold = unsafeTransaction, hold.token == token else {
             throw StrataError(.transactionClosed, "This unsafe transaction has ended; begin a new one.")
         }
-        unsafeTransaction?.holder = Self.currentTask
+        let current = Self.currentTask
+        unsafeHolder.withLock { $0 = current }
         return hold.transaction
     }
 
@@ -291,6 +312,7 @@ actor Writer {
         rollback()
         hold.transaction.isOpen = false
         unsafeTransaction = nil
+        unsafeHolder.withLock { $0 = nil }
         passTurn()
     }
 

@@ -45,7 +45,7 @@ final class Connection {
         }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags, nil)
-        if db != nil { Connection.lifetimes.opened.add(1, ordering: .relaxed) }
+        if db != nil { Connection.handleCounter?.opened.add(1, ordering: .relaxed) }
         guard rc == SQLITE_OK, let db else {
             let error = Connection.openError(rc: rc, db: db, path: path)
             if let db { Connection.closeHandle(db) }
@@ -122,14 +122,14 @@ final class Connection {
     /// The one place that closes a handle.
     private static func closeHandle(_ handle: OpaquePointer) {
         sqlite3_close_v2(handle)
-        lifetimes.closed.add(1, ordering: .relaxed)
+        handleCounter?.closed.add(1, ordering: .relaxed)
     }
 
-    /// How many handles were opened and closed in this process, for tests that check that every
-    /// handle is closed exactly once.
-    static let lifetimes = Lifetimes()
+    /// Counts the handles opened and closed within its scope, for tests that check that every handle
+    /// is closed exactly once.
+    @TaskLocal static var handleCounter: HandleCounter?
 
-    final class Lifetimes: Sendable {
+    final class HandleCounter: Sendable {
         let opened = Atomic<Int>(0)
         let closed = Atomic<Int>(0)
     }

@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+@testable import Strata
+
+/// A JSON-coded value whose decoding fails for a key of ``DecodeGate/poisoned()`` once it is poisoned
+/// and, for `"gate:<key>"`, stops at ``DecodeGate`` until the test lets it through: a way to hold a
+/// read in the middle of a statement.
+struct Probe: Codable, Sendable, Hashable {
+    var text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    init(from decoder: any Decoder) throws {
+        text = try decoder.singleValueContainer().decode(String.self)
+        if DecodeGate.isPoisoned(text) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a probe that fails to decode"))
+        }
+        if text.hasPrefix("gate:") { DecodeGate.pass(text) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
+
+@Entity
+struct CoreOwner {
+    var name: String = ""
+}
+
+@Entity
+struct CorePet {
+    var name: String = ""
+    @Relationship var owner: CoreOwner.ID?
+    @Coded var probe: Probe = Probe("")
+}
+
+let coreSchema = Schema("V1", CoreOwner.self, CorePet.self)
+
+/// Gates that hold a decoding thread until the test opens them. Each gate has its own key, so that
+/// tests running in parallel never share one.
+enum DecodeGate {
+    private final class Gate: Sendable {
+        let reached = DispatchSemaphore(value: 0)
+        let open = DispatchSemaphore(value: 0)
+        let isTaken = Atomic<Bool>(false)
+    }
+
+    private static let gates = Mutex<[String: Gate]>([:])
+
+    private static let poison = Mutex<Set<String>>([])
+
+    /// A key that decodes until ``poison(_:)``, and fails to decode afterwards.
+    static func poisoned() -> String {
+        "poison:\(UUID().uuidString)"
+    }
+
+    static func poison(_ key: String) {
+        _ = poison.withLock { $0.insert(key) }
+    }
+
+    fileprivate static func isPoisoned(_ key: String) -> Bool {
+        key.hasPrefix("poison:") && poison.withLock { $0.contains(key) }
+    }
+
+    /// A key for a gate; decoding it stops at the gate once it is armed.
+    static func make() -> String {
+        "gate:\(UUID().uuidString)"
+    }
+
+    /// Sets up the gate of `key`: the next decoding of the key stops there.
+    static func arm(_ key: String) {
+        gates.withLock { $0[key] = Gate() }
+    }
+
+    /// Called by a decoding thread: the first one reports that it arrived and waits until the gate
+    /// opens; later ones pass.
+    fileprivate static func pass(_ key: String) {
+        guard let gate = gates.withLock({ $0[key] }), !gate.isTaken.exchange(true, ordering: .relaxed) else { return }
+        gate.reached.signal()
+        gate.open.wait()
+    }
+
+    /// Waits, off Swift's pool, until a decoding thread reached the gate.
+    static func reached(_ key: String) async {
+        guard let gate = gates.withLock({ $0[key] }) else { return }
+        await waitOnThread(gate.reached)
+    }
+
+    /// Lets the decoding thread through, and every later one.
+    static func open(_ key: String) {
+        guard let gate = gates.withLock({ $0.removeValue(forKey: key) }) else { return }
+        gate.open.signal()
+    }
+}
+
+/// Blocks a thread of the stack (a reader's or the writer's) until the test releases it, so that a
+/// connection is busy for as long as a test needs.
+final class Latch: Sendable {
+    private let reachedSemaphore = DispatchSemaphore(value: 0)
+    private let releaseSemaphore = DispatchSemaphore(value: 0)
+
+    /// Called on the stack's thread: reports arrival, then waits for ``release()``.
+    func hold() {
+        reachedSemaphore.signal()
+        releaseSemaphore.wait()
+    }
+
+    /// Waits, off Swift's pool, until ``hold()`` was reached.
+    func reached() async {
+        await waitOnThread(reachedSemaphore)
+    }
+
+    func release() {
+        releaseSemaphore.signal()
+    }
+}
+
+/// Waits for a semaphore on a thread of its own, never on a thread shared with Swift's pool or dispatch's
+/// global queues (on a 2-core machine, two blocked ones would starve every task).
+func waitOnThread(_ semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            semaphore.wait()
+            continuation.resume()
+        }
+        thread.start()
+    }
+}
+
+enum RequestContext {
+    @TaskLocal static var requestID: String?
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Strata
+
+/// Transactions and reads run inside the calling task: its task-locals and cancellation reach them.
+@Suite("The calling task's context", .timeLimit(.minutes(1)))
+struct TaskContextTests {
+    @Test("task-local values are the caller's inside perform and read")
+    func taskLocals() async throws {
+        let stack = try await DataStack(coreSchema)
+        let (written, read) = try await RequestContext.$requestID.withValue("request-42") {
+            let written = try await stack.perform { tx -> String? in
+                try tx.create(Into<CoreOwner>()) { $0.name = RequestContext.requestID ?? "none" }
+                return RequestContext.requestID
+            }
+            let read = try await stack.read { _ in RequestContext.requestID }
+            return (written, read)
+        }
+        #expect(written == "request-42")
+        #expect(read == "request-42")
+        #expect(try await stack.fetchOne(From<CoreOwner>())?.name == "request-42")
+        // Outside the scope, the value is gone there too.
+        #expect(try await stack.read { _ in RequestContext.requestID } == nil)
+    }
+
+    @Test("perform and read run on the stack's threads, not on Swift's cooperative pool")
+    func threads() async throws {
+        let stack = try await DataStack(coreSchema)
+        let writer = try await stack.perform { _ in ThreadExecutor.currentLabel }
+        let reader = try await stack.read { _ in ThreadExecutor.currentLabel }
+        #expect(writer == "strata.writer")
+        #expect(reader?.hasPrefix("strata.reader.") == true)
+    }
+
+    @Test("Task.isCancelled inside a transaction is the caller's, and the transaction then rolls back")
+    func cancelledInsidePerform() async throws {
+        let stack = try await DataStack(coreSchema)
+        let latch = Latch()
+        let seen = Flag()
+        let task = Task {
+            try await stack.perform { tx in
+                try tx.create(Into<CoreOwner>()) { $0.name = "Ada" }
+                latch.hold()
+                seen.set(Task.isCancelled)
+            }
+        }
+        await latch.reached()
+        task.cancel()
+        latch.release()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(seen.value)
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 0)
+    }
+
+    @Test("Task.isCancelled inside a read is the caller's")
+    func cancelledInsideRead() async throws {
+        let stack = try await DataStack(coreSchema)
+        let latch = Latch()
+        let task = Task {
+            try await stack.read { _ -> Bool in
+                latch.hold()
+                return Task.isCancelled
+            }
+        }
+        await latch.reached()
+        task.cancel()
+        latch.release()
+        #expect(try await task.value == true)
+        // The reader went back to the pool usable.
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 0)
+    }
+
+    @Test("awaiting perform while the same task holds an unsafe transaction throws instead of waiting forever")
+    func reentrantPerform() async throws {
+        let stack = try await DataStack(coreSchema)
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+        let error = await expectStrataError(.reentrantTransaction) {
+            try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } }
+        }
+        #expect(error?.message.contains("unsafe transaction") == true)
+        try await unsafe.commit()
+        await unsafe.end()
+        // Once it ended, the same task's transactions run again.
+        try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Cid" } }
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 2)
+    }
+
+    @Test("inside withUnsafeTransaction, a child task's perform throws too, and the transaction ends afterwards")
+    func reentrantPerformInChildTask() async throws {
+        let stack = try await DataStack(coreSchema)
+        try await stack.withUnsafeTransaction { unsafe in
+            try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+            let child = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } } }
+            await expectStrataError(.reentrantTransaction) { try await child.value }
+            try await unsafe.commit()
+        }
+        // Another task waits for an unsafe transaction instead of failing.
+        let unsafe = try await stack.beginUnsafe()
+        let other = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Cid" } } }
+        while stack.writerWaiterCount == 0 { await Task.yield() }
+        await unsafe.end()
+        _ = try await other.value
+        #expect(try await stack.fetchAll(From<CoreOwner>().orderBy(.ascending(\.name))).map(\.name) == ["Ada", "Cid"])
+    }
+}
+
+/// A flag set on one thread and read on another.
+final class Flag: Sendable {
+    private let storage = Atomic<Bool>(false)
+    func set(_ value: Bool) { storage.store(value, ordering: .relaxed) }
+    var value: Bool { storage.load(ordering: .relaxed) }
+}
+
+extension DataStack {
+    /// The number of transactions waiting for the writer's turn, for tests.
+    var writerWaiterCount: Int { writer.turnWaiterCount }
+}
