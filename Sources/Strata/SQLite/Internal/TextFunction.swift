@@ -23,16 +23,16 @@ enum TextFunction {
                 let test = String(cString: testPointer)
                 let left = String(cString: leftPointer)
                 let right = String(cString: rightPointer)
-                let options = SQLExpression.TextOptions(rawValue: Int(sqlite3_value_int(arguments[3])))
+                let options = TextOptions(rawValue: Int(sqlite3_value_int(arguments[3])))
                 sqlite3_result_int(context, TextFunction.evaluate(test, left, right, options) ? 1 : 0)
             }, nil, nil, nil)
     }
 
     /// The test in Swift; also usable in memory.
-    static func evaluate(_ test: String, _ left: String, _ right: String, _ options: SQLExpression.TextOptions) -> Bool {
+    static func evaluate(_ test: String, _ left: String, _ right: String, _ options: TextOptions) -> Bool {
         let left = fold(left, options)
         let right = fold(right, options)
-        switch SQLExpression.TextTest(rawValue: test) {
+        switch TextTest(rawValue: test) {
         case .contains: return right.isEmpty || left.contains(right)
         case .beginsWith: return left.hasPrefix(right)
         case .endsWith: return left.hasSuffix(right)
@@ -42,7 +42,7 @@ enum TextFunction {
         }
     }
 
-    static func fold(_ text: String, _ options: SQLExpression.TextOptions) -> String {
+    static func fold(_ text: String, _ options: TextOptions) -> String {
         var folding: String.CompareOptions = []
         if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
