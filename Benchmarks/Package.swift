@@ -33,10 +33,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // sched_setaffinity for `--load taskset`: glibc declares it only under _GNU_SOURCE.
+        .target(name: "CBenchAffinity"),
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: [
                 "CSQLiteBench",
+                "CBenchAffinity",
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -31,6 +31,20 @@ struct Checksum: Hashable, Sendable, CustomStringConvertible {
         count += 1
     }
 
+    /// Adds one row given as a single hash, without the variadic array of ``add(_:)``.
+    @inline(__always)
+    mutating func addRowHash(_ hash: UInt64) {
+        sum &+= Self.mix(hash)
+        count += 1
+    }
+
+    /// Adds the rows of another checksum (the sum is order-independent, so partial checksums made by
+    /// concurrent tasks merge into the checksum of all their rows).
+    mutating func merge(_ other: Checksum) {
+        sum &+= other.sum
+        count += other.count
+    }
+
     /// Adds one `item` row.
     mutating func addItem(id: Int64, name: String, age: Int, score: Double, created: Double) {
         add(UInt64(bitPattern: id), Self.hash(name), UInt64(bitPattern: Int64(age)), score.bitPattern, created.bitPattern)

@@ -25,6 +25,15 @@ struct Environment: Sendable {
     /// (100 per round in 5 rounds), and each round's time is scaled to 500 loads. `--quick` loads 50 in all.
     let northwindLoadsPerRound: Int
     let listObserverCount = 10
+    /// The operations of k64 and k1000 (only those of the workloads that run).
+    let serverLoads: [Workload: ServerLoad]
+    /// The spinning threads of `--load busy`, or `nil`.
+    let busyLoad: BusyLoad?
+
+    /// The CPU time of the process so far, less that of `--load busy`'s threads, in seconds.
+    func measuredCPUSeconds() -> Double {
+        CPUTime.process() - (busyLoad?.cpuSeconds ?? 0)
+    }
 
     /// A file in the temporary directory.
     func path(_ name: String) -> String {
@@ -64,6 +73,10 @@ enum Metrics {
     static let observedRate = Metric(name: "with observers", unit: .transactionsPerSecond)
     static let observedFraction = Metric(name: "fraction of b.", unit: .fraction)
     static let loadTime = Metric(name: "", unit: .seconds)
+    static let serverRate = Metric(name: "throughput", unit: .operationsPerSecond)
+    static let serverP50 = Metric(name: "p50 latency", unit: .microseconds)
+    static let serverP99 = Metric(name: "p99 latency", unit: .microseconds)
+    static let serverCPU = Metric(name: "CPU, user + system", unit: .cpuPerThousand)
 
     static func of(_ workload: Workload) -> [Metric] {
         switch workload {
@@ -77,6 +90,7 @@ enum Metrics {
         case .h: [concurrentReads, concurrentWrites]
         case .i: [observedRate, observedFraction]
         case .j: [loadTime]
+        case .k64, .k1000: [serverRate, serverP50, serverP99, serverCPU]
         }
     }
 }

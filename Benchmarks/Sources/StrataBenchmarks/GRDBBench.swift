@@ -7,7 +7,7 @@ import GRDB
 final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestant, @unchecked Sendable {
     // @unchecked: the runner uses a contestant from one task at a time.
     let contender: Contender
-    private let environment: Environment
+    let environment: Environment
     private let workloads: Set<Workload>
     private let prefix: String
     private var pool: DatabasePool?
@@ -72,6 +72,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
 
     func run(_ workload: Workload, round: Int) async throws -> Sample {
         guard let pool else { throw RawError(description: "not set up") }
+        if let load = environment.serverLoads[workload] { return try await serve(load, pool) }
         switch workload {
         case .a: return try await insertMany(round: round)
         case .b: return try await insertEach(name: "\(prefix)-b-\(round).sqlite").sample
@@ -84,6 +85,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         case .h: return try await concurrent(pool)
         case .i: return try await observeLists(round: round)
         case .j: return try await loadOrders()
+        case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
         }
     }
 
@@ -144,16 +146,21 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
 
     // MARK: c, d, d2, e, f
 
+    /// c, timed per fetch (``FetchTimes``).
     private func fetchAll(_ pool: DatabasePool) async throws -> Sample {
+        var times = FetchTimes()
         var items: [Record] = []
-        let start = nanoseconds()
         for _ in 0..<fetchesPerRound {
-            items = try await pool.read { db in try Record.fetchAll(db) }
+            try await FetchTimes.pauseAwaiting()
+            times.release(&items)
+            let start = times.start()
+            let fetched = try await pool.read { db in try Record.fetchAll(db) }
+            times.record(since: start)
+            items = fetched
         }
-        let elapsed = seconds(since: start)
         var checksum = Checksum()
         for item in items { checksum.add(item) }
-        return Sample(Metrics.fetchRate, Double(items.count * fetchesPerRound) / elapsed, checksum: checksum)
+        return times.sample(rowsPerFetch: items.count, checksum: checksum)
     }
 
     private func lookups(_ pool: DatabasePool) async throws -> Sample {

@@ -7,7 +7,7 @@ protocol GRDBItemRecord: FetchableRecord, MutablePersistableRecord, Sendable {
     var id: Int64? { get }
     var name: String { get }
     var age: Int { get }
-    var score: Double { get }
+    var score: Double { get set }
     var created: Date { get }
 }
 

@@ -65,7 +65,8 @@ struct Dataset: Sendable {
     /// 2020-01-01 00:00:00 UTC, in seconds since 2001-01-01.
     private static let baseDate = 599_616_000.0
 
-    private static func makeItem(_ random: inout SplitMix64) -> ItemData {
+    /// A row with random values: 23 lowercase letters, and age, score and date as described above.
+    static func makeItem(_ random: inout SplitMix64) -> ItemData {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(23)
         for _ in 0..<23 { bytes.append(letters[random.below(letters.count)]) }

@@ -3,7 +3,7 @@ import Foundation
 
 /// What the run ran on, for the README.
 enum Machine {
-    static func describe() -> [String] {
+    static func describe(load mode: LoadMode) -> [String] {
         let info = ProcessInfo.processInfo
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }?
@@ -14,9 +14,11 @@ enum Machine {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
         formatter.timeZone = TimeZone(identifier: "UTC")
+        let allowed = Affinity.allowedCPUs.map { $0 == info.processorCount ? "" : ", \($0) allowed to this process" } ?? ""
         return [
             "date: \(formatter.string(from: Date()))",
-            "machine: \(info.activeProcessorCount) cores (nproc), \(cpu), \(String(format: "%.1f", memory)) GiB memory",
+            "machine: \(info.processorCount) cores\(allowed), \(cpu), \(String(format: "%.1f", memory)) GiB memory",
+            "load: \(mode.summary)",
             "load average at start: \(load)",
             "SQLite \(String(cString: sqlite3_libversion())), GRDB 7.10.0, release build",
         ]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The command line: `strata-benchmarks [--rounds N] [--only a,c,…] [--quick] [--northwind PATH]`.
+/// The command line: `strata-benchmarks [--rounds N] [--only a,c,…] [--quick] [--load MODE] [--northwind PATH] …`.
 struct Options: Sendable {
     var rounds = 5
     var workloads = Workload.allCases
@@ -8,16 +8,21 @@ struct Options: Sendable {
     var northwindPath = Northwind.defaultPath()
     var markdownPath: String?
     var contenders = Contender.allCases
+    var load = LoadMode.none
 
     static let usage = """
-        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j] [--quick] [--northwind PATH] [--markdown FILE]
+        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k] [--quick] [--load none|taskset|busy]
+                                 [--northwind PATH] [--markdown FILE] [--contenders LIST]
           --rounds N        rounds of A B C … per workload (default 5, at least 1)
-          --only LIST       run only these workloads
-          --quick           smoke run: 2 rounds, h for 2 s, j with 50 loads in all (scaled to 500)
+          --only LIST       run only these workloads (k means k64 and k1000)
+          --quick           smoke run: 2 rounds, h for 2 s, j with 50 loads in all (scaled to 500),
+                            k with 10,000 operations instead of 100,000
+          --load MODE       what else loads the machine during the run: none (default); taskset: pin the
+                            whole process to CPU 0 at start; busy: 2 background threads spin throughout
           --northwind PATH  the Northwind database for j (default: ../shared/data/northwind.sqlite
                             relative to the repository root); j is skipped when it is absent
           --markdown FILE   also write the tables to FILE
-          --contenders LIST run only some implementations (raw,grdb-row,grdb-codable,strata), to profile one
+          --contenders LIST run only some implementations (raw,grdb-row,grdb-sync,grdb-codable,strata), to profile one
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -37,6 +42,10 @@ struct Options: Sendable {
                 var selected: Set<Workload> = []
                 for name in value.split(separator: ",") {
                     let name = name.trimmingCharacters(in: .whitespaces).lowercased()
+                    if name == "k" {
+                        selected.formUnion([.k64, .k1000])
+                        continue
+                    }
                     guard let workload = Workload(rawValue: name) else {
                         throw RawError(description: "unknown workload '\(name)'")
                     }
@@ -52,7 +61,10 @@ struct Options: Sendable {
                 options.markdownPath = iterator.next()
             case "--contenders":
                 guard let value = iterator.next() else { throw RawError(description: "--contenders needs a list") }
-                let names = ["raw": Contender.raw, "grdb-row": .grdbRow, "grdb-codable": .grdbCodable, "strata": .strata]
+                let names = [
+                    "raw": Contender.raw, "grdb-row": .grdbRow, "grdb-sync": .grdbSync, "grdb-codable": .grdbCodable,
+                    "strata": .strata,
+                ]
                 let selected = try value.split(separator: ",").map { name in
                     guard let contender = names[String(name)] else {
                         throw RawError(description: "unknown implementation '\(name)'")
@@ -60,6 +72,11 @@ struct Options: Sendable {
                     return contender
                 }
                 options.contenders = Contender.allCases.filter(selected.contains)
+            case "--load":
+                guard let value = iterator.next(), let load = LoadMode(rawValue: value.lowercased()) else {
+                    throw RawError(description: "--load needs none, taskset or busy")
+                }
+                options.load = load
             case "--help", "-h":
                 print(usage)
                 exit(0)

@@ -34,8 +34,8 @@ final class RawBench: Contestant, @unchecked Sendable {
     // @unchecked: the runner uses a contestant from one task at a time; connections never cross threads
     // except where a workload starts threads that open connections of their own.
     let contender = Contender.raw
-    private let environment: Environment
-    private var writer: RawDatabase?
+    let environment: Environment
+    private(set) var writer: RawDatabase?
     private var reader: RawDatabase?
     private var ordersPath: String?
 
@@ -56,7 +56,7 @@ final class RawBench: Contestant, @unchecked Sendable {
         self.environment = environment
     }
 
-    private var mainPath: String { environment.path("raw-main.sqlite") }
+    var mainPath: String { environment.path("raw-main.sqlite") }
 
     func runs(_ workload: Workload) -> Bool { true }
 
@@ -85,7 +85,8 @@ final class RawBench: Contestant, @unchecked Sendable {
     }
 
     func run(_ workload: Workload, round: Int) async throws -> Sample {
-        try runSynchronously(workload, round: round)
+        if let load = environment.serverLoads[workload] { return try await serve(load) }
+        return try runSynchronously(workload, round: round)
     }
 
     private func runSynchronously(_ workload: Workload, round: Int) throws -> Sample {
@@ -102,6 +103,7 @@ final class RawBench: Contestant, @unchecked Sendable {
         case .h: return try concurrent(writer)
         case .i: return try observeLists(round: round)
         case .j: return try loadOrders()
+        case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
         }
     }
 
@@ -193,21 +195,32 @@ final class RawBench: Contestant, @unchecked Sendable {
 
     // MARK: c, d, d2, e, f
 
+    /// c (``FetchTimes``): each fetch is what a user's `fetchAll` of every row costs: step the
+    /// statement (prepared once, as Strata's statement cache keeps its own) into a new array of
+    /// ``RawItem`` (a `String` and a `Date` per row, like the other implementations' values), reset it.
     private func fetchAll(_ db: RawDatabase) throws -> Sample {
         let statement = try db.prepare(Self.selectAllSQL)
+        var times = FetchTimes()
         var items: [RawItem] = []
-        let start = nanoseconds()
         for _ in 0..<fetchesPerRound {
-            items = []
-            while try statement.step() {
-                items.append(RawItem(statement))
-            }
-            statement.reset()
+            FetchTimes.pauseBlocking()
+            times.release(&items)
+            let start = times.start()
+            let fetched = try Self.fetchAllItems(statement)
+            times.record(since: start)
+            items = fetched
         }
-        let elapsed = seconds(since: start)
         var checksum = Checksum()
         for item in items { checksum.add(item) }
-        return Sample(Metrics.fetchRate, Double(items.count * fetchesPerRound) / elapsed, checksum: checksum)
+        return times.sample(rowsPerFetch: items.count, checksum: checksum)
+    }
+
+    /// Every row of `statement` (`SELECT … FROM item`), as a user's fetch returns them.
+    static func fetchAllItems(_ statement: RawStatement) throws -> [RawItem] {
+        defer { statement.reset() }
+        var items: [RawItem] = []
+        while try statement.step() { items.append(RawItem(statement)) }
+        return items
     }
 
     private func lookups(_ db: RawDatabase, inOneTransaction: Bool) throws -> Sample {

@@ -36,7 +36,7 @@ struct Report {
     static func format(_ value: Double, _ unit: Unit) -> String {
         guard value.isFinite else { return "–" }
         switch unit {
-        case .milliseconds, .microseconds, .seconds:
+        case .milliseconds, .microseconds, .seconds, .cpuPerThousand:
             return significant(value)
         case .fraction:
             return String(format: "%.2f", value)

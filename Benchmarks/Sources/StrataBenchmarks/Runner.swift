@@ -4,18 +4,30 @@ import Foundation
 /// (raw, GRDB init(row:), GRDB Codable, Strata), so the ratios of a round compare runs made seconds apart.
 func runBenchmarks(_ options: Options) async throws {
     let started = nanoseconds()
+    if options.load == .taskset {
+        let threads = try Affinity.pinProcess(toCPU: 0)
+        print("pinned the process to CPU 0 (\(threads) threads so far; later threads inherit the pin)")
+    }
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("strata-benchmarks-\(ProcessInfo.processInfo.processIdentifier)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
     let northwind = FileManager.default.fileExists(atPath: options.northwindPath) ? options.northwindPath : nil
+    let serverOperations = options.quick ? ServerLoad.quickOperationCount : ServerLoad.operationCount
+    var serverLoads: [Workload: ServerLoad] = [:]
+    for workload in options.workloads {
+        guard let tasks = workload.serverTaskCount else { continue }
+        serverLoads[workload] = ServerLoad(taskCount: tasks, operationCount: serverOperations, rowCount: Dataset.rowCount)
+    }
     let environment = Environment(
         dataset: Dataset(), directory: directory, northwindPath: northwind,
         concurrentSeconds: options.quick ? 2 : 5,
-        northwindLoadsPerRound: max(1, ((options.quick ? 50 : northwindLoads) + options.rounds - 1) / options.rounds))
+        northwindLoadsPerRound: max(1, ((options.quick ? 50 : northwindLoads) + options.rounds - 1) / options.rounds),
+        serverLoads: serverLoads,
+        busyLoad: options.load == .busy ? BusyLoad() : nil)
 
-    for line in Machine.describe() { print(line) }
+    for line in Machine.describe(load: options.load) { print(line) }
     if Machine.loadAverage > 0.5 {
         print("warning: the load average is \(Machine.loadAverage) before the run: something else is using the CPU")
     }
@@ -26,17 +38,25 @@ func runBenchmarks(_ options: Options) async throws {
         RawBench(environment: environment),
         GRDBBench<GRDBRowItem, GRDBRowOrder>(
             contender: .grdbRow, environment: environment, workloads: Set(Workload.allCases)),
+        GRDBSyncBench(environment: environment),
         GRDBBench<GRDBCodableItem, GRDBCodableOrder>(
             contender: .grdbCodable, environment: environment, workloads: recordWorkloads),
         StrataBench(environment: environment),
     ]
-    let contestants = everyContestant.filter { options.contenders.contains($0.contender) }
+    // Only those that run one of the chosen workloads are set up.
+    let contestants = everyContestant.filter { contestant in
+        options.contenders.contains(contestant.contender) && options.workloads.contains(where: contestant.runs)
+    }
     for contestant in contestants {
         let start = nanoseconds()
         try await contestant.setUp()
         print("set up \(contestant.contender.rawValue): 100,000 rows in \(String(format: "%.2f", seconds(since: start))) s")
     }
 
+    if let busy = environment.busyLoad {
+        busy.start()
+        print("started \(BusyLoad.threadCount) spinning background threads (--load busy)")
+    }
     var results = Results()
     var workloads: [Workload] = []
     for workload in options.workloads {
@@ -46,6 +66,10 @@ func runBenchmarks(_ options: Options) async throws {
         }
         workloads.append(workload)
         print("\n\(workload.title)")
+        if let load = environment.serverLoads[workload] {
+            print("  \(load.operationCount) operations in \(load.taskCount) tasks per round; "
+                + "raw SQLite serves them on \(RawServer.defaultThreadCount) threads")
+        }
         var active = contestants.filter { $0.runs(workload) }
         for contestant in active {
             do {
@@ -75,21 +99,28 @@ func runBenchmarks(_ options: Options) async throws {
             print("  round \(round): " + line.joined(separator: " · "))
         }
     }
+    environment.busyLoad?.stop()
     for contestant in contestants { await contestant.tearDown() }
 
     let report = Report(results: results)
-    var output = [
-        "",
-        "## Strata against the targets of issue 5 (median of per-round ratios)",
-        "",
-        report.targetTable(workloads),
-        "",
-        "## All figures (\(options.rounds) rounds; ratios are medians of per-round ratios)",
+    var output = ["", "Load: \(options.load.summary).", ""]
+    // k and the GRDB sync variant have no target in issue 5: the table is left out when no target applies.
+    if Report.targets.contains(where: { workloads.contains($0.workload) }) {
+        output += [
+            "## Strata against the targets of issue 5 (median of per-round ratios; load: \(options.load.rawValue))",
+            "",
+            report.targetTable(workloads),
+            "",
+        ]
+    }
+    output += [
+        "## All figures (\(options.rounds) rounds, load: \(options.load.rawValue); ratios are medians of per-round ratios)",
         "",
         report.fullTable(workloads),
         "",
         "Ratios compare speed (throughput, or the inverse of a time): above 1× the numerator is faster.",
-        "For g they compare latencies, as the issue states that target: below 1× the numerator is quicker.",
+        "For g and k's p50 and p99 they compare latencies: below 1× the numerator is quicker. For k's CPU,",
+        "above 1× the numerator uses less CPU per operation.",
         "",
         "Checksums (the rows each implementation read, in every round):",
     ]
@@ -113,7 +144,7 @@ func runBenchmarks(_ options: Options) async throws {
     let text = output.joined(separator: "\n")
     print(text)
     if let path = options.markdownPath {
-        try (Machine.describe().map { "- " + $0 }.joined(separator: "\n") + "\n" + text + "\n")
+        try (Machine.describe(load: options.load).map { "- " + $0 }.joined(separator: "\n") + "\n" + text + "\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
     }
     let mismatches = workloads.contains { (results.checksums($0)?.count ?? 1) > 1 }

@@ -7,7 +7,7 @@ import Strata
 final class StrataBench: Contestant, @unchecked Sendable {
     // @unchecked: the runner uses a contestant from one task at a time.
     let contender = Contender.strata
-    private let environment: Environment
+    let environment: Environment
     private var stack: DataStack?
     private var ordersStack: DataStack?
     private var orderIDOffset = 0
@@ -78,6 +78,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
 
     func run(_ workload: Workload, round: Int) async throws -> Sample {
         guard let stack else { throw RawError(description: "not set up") }
+        if let load = environment.serverLoads[workload] { return try await serve(load, stack) }
         switch workload {
         case .a: return try await insertMany(round: round)
         case .b: return try await insertEach(name: "strata-b-\(round).sqlite").sample
@@ -90,6 +91,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         case .h: return try await concurrent(stack)
         case .i: return try await observeLists(round: round)
         case .j: return try await loadOrders()
+        case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
         }
     }
 
@@ -154,16 +156,21 @@ final class StrataBench: Contestant, @unchecked Sendable {
 
     // MARK: c, d, d2, e, f
 
+    /// c, timed per fetch (``FetchTimes``).
     private func fetchAll(_ stack: DataStack) async throws -> Sample {
+        var times = FetchTimes()
         var items: [Item] = []
-        let start = nanoseconds()
         for _ in 0..<fetchesPerRound {
-            items = try await stack.fetchAll(From<Item>())
+            try await FetchTimes.pauseAwaiting()
+            times.release(&items)
+            let start = times.start()
+            let fetched = try await stack.fetchAll(From<Item>())
+            times.record(since: start)
+            items = fetched
         }
-        let elapsed = seconds(since: start)
         var checksum = Checksum()
         for item in items { checksum.add(item) }
-        return Sample(Metrics.fetchRate, Double(items.count * fetchesPerRound) / elapsed, checksum: checksum)
+        return times.sample(rowsPerFetch: items.count, checksum: checksum)
     }
 
     private func lookups(_ stack: DataStack) async throws -> Sample {

@@ -1,6 +1,6 @@
-/// The workloads of issue 5, a–j.
+/// The workloads of issue 5, a–j, and k, a server's load (64 and 1,000 concurrent tasks).
 enum Workload: String, CaseIterable, Sendable {
-    case a, b, c, d, d2, e, f, g, h, i, j
+    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000
 
     var title: String {
         switch self {
@@ -15,6 +15,17 @@ enum Workload: String, CaseIterable, Sendable {
         case .h: "h. 2 readers + 1 writer, concurrently"
         case .i: "i. b. with 10 active list observers"
         case .j: "j. Northwind Orders, time of 500 whole loads"
+        case .k64: "k64. server load, 64 concurrent tasks"
+        case .k1000: "k1000. server load, 1,000 concurrent tasks"
+        }
+    }
+
+    /// The number of concurrent tasks of a k workload (`nil` for the others).
+    var serverTaskCount: Int? {
+        switch self {
+        case .k64: 64
+        case .k1000: 1_000
+        default: nil
         }
     }
 }
@@ -30,11 +41,13 @@ enum Unit: String, Sendable {
     case microseconds = "µs"
     case seconds = "s"
     case fraction = "× of b."
+    case operationsPerSecond = "ops/s"
+    case cpuPerThousand = "ms per 1,000 ops"
 
     /// Throughputs grow with speed; times and latencies shrink.
     var higherIsBetter: Bool {
         switch self {
-        case .milliseconds, .microseconds, .seconds: false
+        case .milliseconds, .microseconds, .seconds, .cpuPerThousand: false
         default: true
         }
     }
@@ -69,6 +82,8 @@ struct Sample: Sendable {
 enum Contender: String, CaseIterable, Sendable {
     case raw = "raw SQLite"
     case grdbRow = "GRDB init(row:)"
+    /// GRDB's synchronous `read` / `write`, called from a plain thread (b, c, d only).
+    case grdbSync = "GRDB sync"
     case grdbCodable = "GRDB Codable"
     case strata = "Strata"
 }
