@@ -58,7 +58,7 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     mutating func recordInsert(entity: String, id: Int64) {
-        entities[entity, default: EntityChanges()].insertedRanges.insert(id)
+        entities[entity, default: EntityChanges()].insertedRanges.insert(contentsOf: id..<(id + 1))
     }
 
     // The records below mutate the entity's changes in place, through the dictionary's subscript: a
@@ -77,14 +77,21 @@ public struct ChangeSet: Sendable, Equatable {
 /// The changes a commit made to one entity, by row ID.
 public struct EntityChanges: Sendable, Equatable {
     /// Row IDs of created objects.
-    public var inserted: Set<Int64> { insertedRanges.set }
+    public var inserted: Set<Int64> {
+        var result = Set<Int64>(minimumCapacity: insertedRanges.ranges.reduce(0) { $0 + $1.count })
+        for run in insertedRanges.ranges {
+            for id in run { result.insert(id) }
+        }
+        return result
+    }
     /// Row IDs of edited objects, each with the property names of the fields that changed.
     public internal(set) var updated: [Int64: Set<String>] = [:]
     /// Row IDs of deleted objects.
     public internal(set) var deleted: Set<Int64> = []
     /// The created IDs as runs of consecutive IDs: a transaction's creations of one entity get
     /// consecutive IDs, so a bulk insert records one run instead of a set entry per object.
-    var insertedRanges = IDRanges()
+    /// (The standard library's `RangeSet` keeps its ranges sorted and merged, so equal sets compare equal.)
+    var insertedRanges = RangeSet<Int64>()
 
     /// Nothing changed.
     public init() {}
@@ -99,91 +106,11 @@ public struct EntityChanges: Sendable, Equatable {
     }
 
     mutating func recordDelete(_ id: Int64) {
-        if !insertedRanges.remove(id) {
+        if insertedRanges.contains(id) {
+            insertedRanges.remove(contentsOf: id..<(id + 1))
+        } else {
             updated.removeValue(forKey: id)
             deleted.insert(id)
         }
-    }
-}
-
-/// A set of row IDs kept as sorted, disjoint, non-adjacent runs of consecutive IDs, so that equal sets
-/// have equal representations.
-struct IDRanges: Sendable, Equatable {
-    private var runs: [ClosedRange<Int64>] = []
-
-    var isEmpty: Bool { runs.isEmpty }
-
-    /// The IDs as a set.
-    var set: Set<Int64> {
-        var result = Set<Int64>(minimumCapacity: runs.reduce(0) { $0 + Int($1.count) })
-        for run in runs {
-            for id in run { result.insert(id) }
-        }
-        return result
-    }
-
-    func contains(_ id: Int64) -> Bool {
-        guard let index = runIndex(containingOrAfter: id) else { return false }
-        return runs[index].contains(id)
-    }
-
-    mutating func insert(_ id: Int64) {
-        // The common case: the next ID of a run of creations.
-        if let last = runs.last, id > last.upperBound {
-            if id == last.upperBound + 1 {
-                runs[runs.count - 1] = last.lowerBound...id
-            } else {
-                runs.append(id...id)
-            }
-            return
-        }
-        guard let index = runIndex(containingOrAfter: id) else {
-            runs.append(id...id)
-            return
-        }
-        if runs[index].contains(id) { return }
-        // `id` lies before runs[index] and after runs[index - 1]: join whichever it touches.
-        let joinsNext = id + 1 == runs[index].lowerBound
-        let joinsPrevious = index > 0 && runs[index - 1].upperBound + 1 == id
-        switch (joinsPrevious, joinsNext) {
-        case (true, true):
-            runs[index - 1] = runs[index - 1].lowerBound...runs[index].upperBound
-            runs.remove(at: index)
-        case (true, false):
-            runs[index - 1] = runs[index - 1].lowerBound...id
-        case (false, true):
-            runs[index] = id...runs[index].upperBound
-        case (false, false):
-            runs.insert(id...id, at: index)
-        }
-    }
-
-    /// Removes `id`; returns whether it was there.
-    mutating func remove(_ id: Int64) -> Bool {
-        guard let index = runIndex(containingOrAfter: id), runs[index].contains(id) else { return false }
-        let run = runs[index]
-        switch (run.lowerBound == id, run.upperBound == id) {
-        case (true, true):
-            runs.remove(at: index)
-        case (true, false):
-            runs[index] = (id + 1)...run.upperBound
-        case (false, true):
-            runs[index] = run.lowerBound...(id - 1)
-        case (false, false):
-            runs[index] = run.lowerBound...(id - 1)
-            runs.insert((id + 1)...run.upperBound, at: index + 1)
-        }
-        return true
-    }
-
-    /// The index of the first run whose upper bound is at least `id`, or `nil` when every run is below.
-    private func runIndex(containingOrAfter id: Int64) -> Int? {
-        var low = 0
-        var high = runs.count
-        while low < high {
-            let middle = (low + high) / 2
-            if runs[middle].upperBound < id { low = middle + 1 } else { high = middle }
-        }
-        return low < runs.count ? low : nil
     }
 }
