@@ -3,6 +3,8 @@ import Foundation
 import Strata
 import Testing
 
+enum Request { @TaskLocal static var author: String? }
+
 @Entity
 struct Person {
     var name: String = ""
@@ -75,14 +77,22 @@ struct ReadmeExamplesTests {
             return ada
         }
 
-        let importer = try await stack.beginUnsafe()
-        for chunk in [["Ada", "Grace"], ["Linus"]] {
-            try await importer.perform { tx in
-                for name in chunk { try tx.create(Into<Person>()) { $0.name = name } }
+        try await Request.$author.withValue("ada@example.com") {
+            try await stack.perform { tx in
+                try tx.create(Into<Person>()) { $0.name = Request.author ?? "anonymous" }
             }
-            try await importer.commit()
         }
-        await importer.end()
+        #expect(try await stack.fetchCount(From<Person>().where(\.name == "ada@example.com")) == 1)
+        try await stack.perform { tx in try tx.deleteAll(From<Person>().where(\.name == "ada@example.com")) }
+
+        try await stack.withUnsafeTransaction { importer in
+            for chunk in [["Ada", "Grace"], ["Linus"]] {
+                try await importer.perform { tx in
+                    for name in chunk { try tx.create(Into<Person>()) { $0.name = name } }
+                }
+                try await importer.commit()
+            }
+        }
 
         // Fetching and querying
         let all = try await stack.fetchAll(From<Person>())
