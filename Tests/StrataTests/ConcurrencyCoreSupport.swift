@@ -49,9 +49,9 @@ enum DecodeGate {
         let isTaken = Atomic<Bool>(false)
     }
 
-    private static let gates = Mutex<[String: Gate]>([:])
+    private static let gates = Locked<[String: Gate]>([:])
 
-    private static let poison = Mutex<Set<String>>([])
+    private static let poison = Locked<Set<String>>([])
 
     /// A key that decodes until ``poison(_:)``, and fails to decode afterwards.
     static func poisoned() -> String {

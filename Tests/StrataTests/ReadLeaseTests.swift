@@ -66,20 +66,11 @@ struct ReadLeaseTests {
         let (stack, directory) = try await makeStack(kind, schema: coreSchema)
         _ = directory
         let gate = DecodeGate.make()
-        try await stack.perform { tx in
-            let ada = try tx.create(Into<CoreOwner>()) { $0.name = "Ada" }
-            try tx.create(Into<CorePet>()) { $0.name = "Rex"; $0.owner = ada.id; $0.probe = Probe(gate) }
-        }
-        DecodeGate.arm(gate)
+        try await Self.addRexOfAda(stack, gate: gate)
         // The fetch stops inside its main query, while decoding the pet; a commit renames both.
         async let fetched = stack.fetchAll(From<CorePet>().prefetching(\.owner))
         await DecodeGate.reached(gate)
-        try await stack.perform { tx in
-            let pet = try #require(try tx.fetchOne(From<CorePet>()))
-            try tx.edit(pet) { $0.name = "Max" }
-            let owner = try #require(try tx.fetchOne(From<CoreOwner>()))
-            try tx.edit(owner) { $0.name = "Bob" }
-        }
+        try await Self.renameToMaxOfBob(stack)
         DecodeGate.open(gate)
         let pets = try await fetched
         #expect(pets.map(\.name) == ["Rex"])
@@ -94,25 +85,35 @@ struct ReadLeaseTests {
     func observationFetchIsOneTransaction() async throws {
         let stack = try await DataStack(coreSchema)
         let gate = DecodeGate.make()
+        try await Self.addRexOfAda(stack, gate: gate)
+        var iterator = stack.listPublisher(From<CorePet>().prefetching(\.owner)).makeAsyncIterator()
+        async let first = iterator.next()
+        await DecodeGate.reached(gate)
+        try await Self.renameToMaxOfBob(stack)
+        DecodeGate.open(gate)
+        let snapshot = try #require(try await first)
+        let pet = try #require(snapshot.items.first)
+        #expect(pet.name == "Rex")
+        #expect(pet.owner?.name == "Ada")
+    }
+
+    /// Pet Rex of owner Ada, whose next decoding stops at `gate`.
+    static func addRexOfAda(_ stack: DataStack, gate: String) async throws {
         try await stack.perform { tx in
             let ada = try tx.create(Into<CoreOwner>()) { $0.name = "Ada" }
             try tx.create(Into<CorePet>()) { $0.name = "Rex"; $0.owner = ada.id; $0.probe = Probe(gate) }
         }
         DecodeGate.arm(gate)
-        var iterator = stack.listPublisher(From<CorePet>().prefetching(\.owner)).makeAsyncIterator()
-        async let first = iterator.next()
-        await DecodeGate.reached(gate)
+    }
+
+    /// One commit renames both: the pet to Max, its owner to Bob.
+    static func renameToMaxOfBob(_ stack: DataStack) async throws {
         try await stack.perform { tx in
             let pet = try #require(try tx.fetchOne(From<CorePet>()))
             try tx.edit(pet) { $0.name = "Max" }
             let owner = try #require(try tx.fetchOne(From<CoreOwner>()))
             try tx.edit(owner) { $0.name = "Bob" }
         }
-        DecodeGate.open(gate)
-        let snapshot = try #require(try await first)
-        let pet = try #require(snapshot.items.first)
-        #expect(pet.name == "Rex")
-        #expect(pet.owner?.name == "Ada")
     }
 
     @Test("a connection is closed exactly once when opening it fails")

@@ -33,7 +33,7 @@ struct StoreTests {
     @Test("a statement trace sees every statement's SQL, and never a value")
     func statementTrace() async throws {
         final class Lines: Sendable {
-            let lines = Mutex<[String]>([])
+            let lines = Locked<[String]>([])
         }
         let lines = Lines()
         var configuration = DataStack.Configuration()

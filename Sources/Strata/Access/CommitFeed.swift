@@ -65,7 +65,7 @@ private final class FanOut: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func subscribe() -> AsyncStream<ChangeSet> {
         let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)

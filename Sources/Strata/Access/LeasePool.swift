@@ -23,11 +23,11 @@ final class LeasePool<Resource: Sendable>: Sendable {
         var closedError: StrataError?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A pool that holds `idle` now and may make `creatable` more.
     init(idle: [Resource] = [], creatable: Int = 0) {
-        state = Mutex(State(idle: idle, creatable: creatable))
+        state = Locked(State(idle: idle, creatable: creatable))
     }
 
     /// Takes a resource, or the permission to make one, without waiting; `nil` when none is free.

@@ -21,12 +21,12 @@ final class ThreadExecutor: SerialExecutor {
     }
 
     let label: String
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     private let pending = Atomic<Int>(0)
     private let parked = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     /// The executor's thread, set by the thread itself before it runs anything.
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadID = Locked<pthread_t?>(nil)
     /// How long an idle executor spins before it parks.
     private let spin: Duration
 

@@ -31,7 +31,7 @@ actor Writer {
     private var nextToken: UInt64 = 1
     /// The task that used the unsafe transaction last, while one holds the turn; read before a
     /// transaction waits for the turn, off the writer's thread.
-    private let unsafeHolder = Mutex<Int?>(nil)
+    private let unsafeHolder = Locked<Int?>(nil)
 
     /// The unsafe transaction that holds the turn.
     private struct UnsafeHold {

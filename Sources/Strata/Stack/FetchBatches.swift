@@ -54,7 +54,7 @@ final class BatchCursor<E: Entity>: Sendable {
     private let batchSize: Int
     /// Loads the prefetched relationships of a batch, in the cursor's read transaction.
     private let prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         cursors: ReaderPool, query: Result<SQLQuery, StrataError>, batchSize: Int,

@@ -12,7 +12,7 @@ struct ListEngine<E: Entity>: Sendable {
 
     /// Counts of the two kinds of fetch, for tests and diagnostics.
     final class Statistics: Sendable {
-        private let counts = Mutex((full: 0, incremental: 0))
+        private let counts = Locked((full: 0, incremental: 0))
         var full: Int { counts.withLock { $0.full } }
         var incremental: Int { counts.withLock { $0.incremental } }
         func record(incremental: Bool) {

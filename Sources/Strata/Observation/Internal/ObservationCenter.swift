@@ -24,7 +24,7 @@ final class ObservationCenter: Sendable {
     private let feed: CommitFeed
     private let writer: Writer
     private let pollInterval: Duration?
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let permits: LeasePool<Void>
 
     init(feed: CommitFeed, writer: Writer, pollInterval: Duration?, maximumConcurrentFetches: Int) {

@@ -17,7 +17,7 @@ final class ObservationCore<Value: Sendable>: Sendable {
         var registration: UInt64?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         center: ObservationCenter, readers: ReaderPool, isRelevant: @escaping @Sendable (ChangeSet) -> Bool,

@@ -363,7 +363,7 @@ struct InterruptHandle: @unchecked Sendable {
 /// The flag an ``InterruptHandle`` raises and the progress handler reads.
 final class InterruptFlag: Sendable {
     let raised = Atomic<Bool>(false)
-    let isArmed = Mutex(false)
+    let isArmed = Locked(false)
 }
 
 /// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as

@@ -4,6 +4,8 @@ extension Connection {
         let entity = try store.entity(E.self)
         let query = try store.builder.select(from)
         let statement = try cachedStatement(query.sql)
+        // Reset on every path, so that no statement keeps a read transaction open after an error.
+        defer { statement.reset() }
         try statement.bind(query.bindings)
         var objects: [E]
         do {
@@ -31,6 +33,7 @@ extension Connection {
         _ = try store.entity(E.self)
         let query = try store.builder.select(from, idOnly: true)
         let statement = try cachedStatement(query.sql)
+        defer { statement.reset() }
         try statement.bind(query.bindings)
         var ids: [EntityID<E>] = []
         while try statement.step() {
@@ -42,14 +45,12 @@ extension Connection {
     func fetchExisting<E: Entity>(_ id: EntityID<E>, store: StoreContext) throws -> E? {
         let entity = try store.entity(E.self)
         let statement = try statement(entity.selectByID)
+        defer { statement.resetKeepingBindings() }
         try statement.bind(.integer(id.rawValue), at: 1)
         guard try statement.step() else { return nil }
         do {
-            let object = try E(row: Row(statement: statement))
-            statement.reset()
-            return object
+            return try E(row: Row(statement: statement))
         } catch let error as StrataError {
-            statement.reset()
             throw error.with(entity: entity.description.name)
         }
     }
