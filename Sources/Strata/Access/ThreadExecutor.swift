@@ -39,8 +39,15 @@ final class ThreadExecutor: SerialExecutor {
         thread.start()
     }
 
-    /// How long an idle executor spins by default.
-    static let idleSpin = Duration.microseconds(25)
+    /// How long an idle executor spins by default: 25 µs, or the whole number of microseconds in the
+    /// environment variable `STRATA_IDLE_SPIN_MICROSECONDS` (0 turns spinning off), for measuring what
+    /// the spin is worth on a given machine.
+    static let idleSpin: Duration = {
+        if let text = ProcessInfo.processInfo.environment["STRATA_IDLE_SPIN_MICROSECONDS"], let value = Int(text), value >= 0 {
+            return .microseconds(value)
+        }
+        return .microseconds(25)
+    }()
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
