@@ -10,9 +10,9 @@ import Synchronization
 /// the synchronous part and back to its own executor afterwards, still the same task (task-locals,
 /// cancellation and priority come along).
 ///
-/// Between jobs an idle executor may spin for a few microseconds before it parks, because the next job
-/// of a burst usually arrives within that time and a parked thread costs a wake-up. It spins only while
-/// Strata's busy threads fit in the cores the process may use (``CoreBudget``); callers never spin.
+/// Between jobs an idle executor parks. It can be set to spin for a few microseconds first (see
+/// ``idleSpin``), and then spins only while Strata's busy threads fit in the cores the process may use
+/// (``CoreBudget``); callers never spin.
 /// The thread runs until ``stop()``.
 final class ThreadExecutor: SerialExecutor {
     private struct Queue {
@@ -39,14 +39,14 @@ final class ThreadExecutor: SerialExecutor {
         thread.start()
     }
 
-    /// How long an idle executor spins by default: 25 µs, or the whole number of microseconds in the
-    /// environment variable `STRATA_IDLE_SPIN_MICROSECONDS` (0 turns spinning off), for measuring what
-    /// the spin is worth on a given machine.
+    /// How long an idle executor spins by default: not at all (a 25 µs spin measured no better than none
+    /// on the benchmarks' 2-core machine), or the whole number of microseconds in the environment
+    /// variable `STRATA_IDLE_SPIN_MICROSECONDS`, for measuring what a spin is worth on another machine.
     static let idleSpin: Duration = {
         if let text = ProcessInfo.processInfo.environment["STRATA_IDLE_SPIN_MICROSECONDS"], let value = Int(text), value >= 0 {
             return .microseconds(value)
         }
-        return .microseconds(25)
+        return .zero
     }()
 
     func enqueue(_ job: consuming ExecutorJob) {
