@@ -4,7 +4,7 @@ import Testing
 @testable import Strata
 
 /// The writer hands a commit to observation in O(1) and returns: observers never run on its thread.
-@Suite("Commit dispatch", .timeLimit(.minutes(1)))
+@Suite("Commit dispatch", .serialized, .timeLimit(.minutes(1)))
 struct CommitDispatchTests {
     @Test("300 listeners run off the writer's thread, and a blocked one delays no commit")
     func listenersOffWriter() async throws {

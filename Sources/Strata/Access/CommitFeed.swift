@@ -7,17 +7,17 @@ import Synchronization
 /// takes change sets from the mailbox in commit order and passes each to every listener (the
 /// observation center, whose checks are quick) and stream subscriber.
 final class CommitFeed: Sendable {
-    private let mailbox: AsyncStream<ChangeSet>.Continuation
+    private let mailbox: AsyncStream<(UInt64, ChangeSet)>.Continuation
     private let fanOut = FanOut()
     private let dispatcher: Task<Void, Never>
 
     init() {
-        let (stream, mailbox) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, mailbox) = AsyncStream<(UInt64, ChangeSet)>.makeStream(bufferingPolicy: .unbounded)
         self.mailbox = mailbox
         let fanOut = self.fanOut
         dispatcher = Task {
-            for await changes in stream {
-                fanOut.deliver(changes)
+            for await (sequence, changes) in stream {
+                fanOut.deliver(changes, sequence: sequence)
             }
             fanOut.finish()
         }
@@ -27,9 +27,11 @@ final class CommitFeed: Sendable {
         mailbox.finish()
     }
 
-    /// Hands a change set to the dispatcher and returns at once.
+    /// Hands a change set to the dispatcher and returns at once. It numbers the change set, so that a
+    /// listener or subscriber added after the commit returned never receives it, even when the
+    /// dispatcher delivers it later.
     func publish(_ changes: ChangeSet) {
-        mailbox.yield(changes)
+        mailbox.yield((fanOut.nextSequence(), changes))
     }
 
     /// Stops the dispatcher once it has delivered what was published; subscribers' streams then end.
@@ -59,9 +61,11 @@ final class CommitFeed: Sendable {
 /// The listeners and subscribers the dispatcher delivers to.
 private final class FanOut: Sendable {
     private struct State {
-        var subscribers: [UInt64: AsyncStream<ChangeSet>.Continuation] = [:]
-        var listeners: [UInt64: @Sendable (ChangeSet) -> Void] = [:]
+        /// Each with the sequence number of the last change set published before it was added.
+        var subscribers: [UInt64: (since: UInt64, continuation: AsyncStream<ChangeSet>.Continuation)] = [:]
+        var listeners: [UInt64: (since: UInt64, listener: @Sendable (ChangeSet) -> Void)] = [:]
         var nextID: UInt64 = 0
+        var published: UInt64 = 0
         var isFinished = false
     }
 
@@ -72,7 +76,7 @@ private final class FanOut: Sendable {
         let id: UInt64? = state.withLock { state in
             guard !state.isFinished else { return nil }
             defer { state.nextID += 1 }
-            state.subscribers[state.nextID] = continuation
+            state.subscribers[state.nextID] = (state.published, continuation)
             return state.nextID
         }
         guard let id else {
@@ -88,7 +92,7 @@ private final class FanOut: Sendable {
     func addListener(_ listener: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
         state.withLock { state in
             defer { state.nextID += 1 }
-            state.listeners[state.nextID] = listener
+            state.listeners[state.nextID] = (state.published, listener)
             return state.nextID
         }
     }
@@ -99,8 +103,19 @@ private final class FanOut: Sendable {
 
     var count: Int { state.withLock { $0.subscribers.count + $0.listeners.count } }
 
-    func deliver(_ changes: ChangeSet) {
-        let (listeners, subscribers) = state.withLock { (Array($0.listeners.values), Array($0.subscribers.values)) }
+    /// The sequence number of a change set being published.
+    func nextSequence() -> UInt64 {
+        state.withLock { state in
+            state.published += 1
+            return state.published
+        }
+    }
+
+    func deliver(_ changes: ChangeSet, sequence: UInt64) {
+        let (listeners, subscribers) = state.withLock { state in
+            (state.listeners.values.filter { $0.since < sequence }.map(\.listener),
+             state.subscribers.values.filter { $0.since < sequence }.map(\.continuation))
+        }
         for listener in listeners {
             listener(changes)
         }
@@ -113,7 +128,7 @@ private final class FanOut: Sendable {
         let subscribers = state.withLock { state in
             state.isFinished = true
             defer { state.subscribers.removeAll() }
-            return Array(state.subscribers.values)
+            return state.subscribers.values.map(\.continuation)
         }
         for subscriber in subscribers { subscriber.finish() }
     }
