@@ -9,13 +9,13 @@ import Synchronization
 final class CommitFeed: Sendable {
     private let mailbox: AsyncStream<(UInt64, ChangeSet)>.Continuation
     private let fanOut = FanOut()
-    private let dispatcher: Task<Void, Never>
 
     init() {
         let (stream, mailbox) = AsyncStream<(UInt64, ChangeSet)>.makeStream(bufferingPolicy: .unbounded)
         self.mailbox = mailbox
         let fanOut = self.fanOut
-        dispatcher = Task {
+        // The dispatcher ends when the mailbox is finished (on close, or when the feed goes away).
+        Task {
             for await (sequence, changes) in stream {
                 fanOut.deliver(changes, sequence: sequence)
             }

@@ -41,8 +41,6 @@ actor ReaderConnection {
         connection.close()
     }
 
-    var isClosed: Bool { connection.isClosed }
-
     // MARK: Leases
 
     /// Runs `body` in one read transaction, then gives the connection back to `pool` clean (or discards

@@ -95,6 +95,7 @@ actor Writer {
         rollback()
         unsafeTransaction?.transaction.isOpen = false
         unsafeTransaction = nil
+        unsafeHolder.withLock { $0 = nil }
         connection.close()
         _ = turn.close(Connection.closedError)
     }
