@@ -49,12 +49,7 @@ actor ReaderConnection {
         returningTo pool: ReaderPool, _ body: @Sendable (Connection) throws -> T
     ) async throws -> T {
         let result = await interruptible { reader in Result { try reader.readTransaction(body) } }
-        if isClean() {
-            if !pool.giveBack(self) { connection.close() }
-        } else {
-            connection.close()
-            pool.discard(self)
-        }
+        returnClean(to: pool)
         return try result.get()
     }
 
@@ -95,6 +90,16 @@ actor ReaderConnection {
         cursor = nil
         connection.resetActiveStatements()
         if connection.isInTransaction { try? connection.run(.rollback) }
+    }
+
+    /// Gives the connection back to `pool` if it is clean; closes it otherwise (or when the pool closed).
+    private func returnClean(to pool: ReaderPool) {
+        if isClean() {
+            if !pool.giveBack(self) { connection.close() }
+        } else {
+            connection.close()
+            pool.discard(self)
+        }
     }
 
     /// Whether the connection can go back to its pool: open, no active statement, no transaction.
@@ -157,11 +162,6 @@ actor ReaderConnection {
     /// `pool` (or discards it).
     func closeCursor(returningTo pool: ReaderPool) {
         endTransaction()
-        if isClean() {
-            if !pool.giveBack(self) { connection.close() }
-        } else {
-            connection.close()
-            pool.discard(self)
-        }
+        returnClean(to: pool)
     }
 }
