@@ -54,4 +54,45 @@ struct CommitDispatchTests {
             last = value
         }
     }
+
+    @Test("a commit nobody listens to never wakes the dispatcher; one with a listener does")
+    func noListenerNoDispatch() async throws {
+        let stack = try await DataStack(coreSchema)
+        for index in 0..<5 {
+            try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "\(index)" } }
+        }
+        #expect(stack.feed.mailedCount == 0)
+        let (seen, seenContinuation) = AsyncStream<Void>.makeStream()
+        let listener = stack.feed.addListener { _ in seenContinuation.yield() }
+        try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "heard" } }
+        #expect(stack.feed.mailedCount == 1)
+        var iterator = seen.makeAsyncIterator()
+        await iterator.next()
+        stack.feed.removeListener(listener)
+        try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "unheard" } }
+        #expect(stack.feed.mailedCount == 1)
+    }
+}
+
+@Suite("Idle spin")
+struct IdleSpinTests {
+    @Test("an executor spins only after jobs came back quickly, never beyond its limit, and never with no limit")
+    func idleGaps() {
+        var gaps = IdleGaps(limit: .microseconds(200))
+        // After a quiet time (the start counts as one), no spin.
+        #expect(gaps.expected == .zero)
+        for _ in 0..<10 { gaps.record(.microseconds(30)) }
+        let quick = gaps.expected
+        #expect(quick > .zero)
+        #expect(quick <= .microseconds(200))
+        // Slow returns stop the spin again.
+        for _ in 0..<10 { gaps.record(.milliseconds(5)) }
+        #expect(gaps.expected == .zero)
+        // Returns just under the limit spin for the limit at most.
+        for _ in 0..<20 { gaps.record(.microseconds(190)) }
+        #expect(gaps.expected == .microseconds(200))
+        var off = IdleGaps(limit: .zero)
+        for _ in 0..<10 { off.record(.nanoseconds(100)) }
+        #expect(off.expected == .zero)
+    }
 }

@@ -9,6 +9,7 @@ import Synchronization
 final class CommitFeed: Sendable {
     private let mailbox: AsyncStream<(UInt64, ChangeSet)>.Continuation
     private let fanOut = FanOut()
+    private let mailed = Atomic<Int>(0)
 
     init() {
         let (stream, mailbox) = AsyncStream<(UInt64, ChangeSet)>.makeStream(bufferingPolicy: .unbounded)
@@ -29,10 +30,17 @@ final class CommitFeed: Sendable {
 
     /// Hands a change set to the dispatcher and returns at once. It numbers the change set, so that a
     /// listener or subscriber added after the commit returned never receives it, even when the
-    /// dispatcher delivers it later.
+    /// dispatcher delivers it later. With nobody listening it only numbers it: waking the dispatcher
+    /// would cost a thread wake-up per commit for nothing.
     func publish(_ changes: ChangeSet) {
-        mailbox.yield((fanOut.nextSequence(), changes))
+        if let sequence = fanOut.nextSequence() {
+            mailed.add(1, ordering: .relaxed)
+            mailbox.yield((sequence, changes))
+        }
     }
+
+    /// The number of change sets handed to the dispatcher so far (for tests).
+    var mailedCount: Int { mailed.load(ordering: .relaxed) }
 
     /// Stops the dispatcher once it has delivered what was published; subscribers' streams then end.
     func finish() {
@@ -103,11 +111,12 @@ private final class FanOut: Sendable {
 
     var count: Int { state.withLock { $0.subscribers.count + $0.listeners.count } }
 
-    /// The sequence number of a change set being published.
-    func nextSequence() -> UInt64 {
+    /// The sequence number of a change set being published, or `nil` when no listener or subscriber
+    /// would receive it (one added later would not, whenever the dispatcher delivered it).
+    func nextSequence() -> UInt64? {
         state.withLock { state in
             state.published += 1
-            return state.published
+            return state.listeners.isEmpty && state.subscribers.isEmpty ? nil : state.published
         }
     }
 

@@ -10,9 +10,10 @@ import Synchronization
 /// the synchronous part and back to its own executor afterwards, still the same task (task-locals,
 /// cancellation and priority come along).
 ///
-/// Between jobs an idle executor parks. It can be set to spin for a few microseconds first (see
-/// ``idleSpin``), and then spins only while Strata's busy threads fit in the cores the process may use
-/// (``CoreBudget``); callers never spin.
+/// Between jobs an idle executor parks. When its jobs lately came back within a short time (a task
+/// awaiting one call after another), it first spins for about twice that time, at most ``idleSpin``
+/// (``IdleGaps``), and only while Strata's busy threads leave a core to the rest of the process
+/// (``CoreBudget``). Callers never spin.
 /// The thread runs until ``stop()``.
 final class ThreadExecutor: SerialExecutor {
     private struct Queue {
@@ -27,7 +28,7 @@ final class ThreadExecutor: SerialExecutor {
     private let wakeUp = DispatchSemaphore(value: 0)
     /// The executor's thread, set by the thread itself before it runs anything.
     private let threadID = Locked<pthread_t?>(nil)
-    /// How long an idle executor spins before it parks.
+    /// The longest an idle executor spins before it parks.
     private let spin: Duration
 
     init(label: String, spin: Duration = ThreadExecutor.idleSpin) {
@@ -39,14 +40,16 @@ final class ThreadExecutor: SerialExecutor {
         thread.start()
     }
 
-    /// How long an idle executor spins by default: not at all (a 25 µs spin measured no better than none
-    /// on the benchmarks' 2-core machine), or the whole number of microseconds in the environment
-    /// variable `STRATA_IDLE_SPIN_MICROSECONDS`, for measuring what a spin is worth on another machine.
+    /// The longest an idle executor spins: 200 µs by default (on the benchmarks' 2-core machine a round
+    /// trip through a parked thread of Swift's pool takes 30–80 µs; a fixed 25 µs spin measured no
+    /// better than none), or the whole number of microseconds in the environment variable
+    /// `STRATA_IDLE_SPIN_MICROSECONDS` (0 turns spinning off), for measuring what a spin is worth on
+    /// another machine.
     static let idleSpin: Duration = {
         if let text = ProcessInfo.processInfo.environment["STRATA_IDLE_SPIN_MICROSECONDS"], let value = Int(text), value >= 0 {
             return .microseconds(value)
         }
-        return .zero
+        return .microseconds(200)
     }()
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -103,9 +106,16 @@ final class ThreadExecutor: SerialExecutor {
         let clock = ContinuousClock()
         // Whether this thread counts in the core budget: while it runs jobs, and while it spins for more.
         var isCounted = false
+        var gaps = IdleGaps(limit: spin)
+        // When the queue last ran dry, while no job has come since.
+        var idleSince: ContinuousClock.Instant?
         while true {
             switch next() {
             case .job(let job):
+                if let start = idleSince {
+                    gaps.record(start.duration(to: clock.now))
+                    idleSince = nil
+                }
                 if !isCounted {
                     CoreBudget.take()
                     isCounted = true
@@ -119,11 +129,14 @@ final class ThreadExecutor: SerialExecutor {
             case .idle:
                 break
             }
-            // Spin a little, but only while Strata's busy threads fit in the cores: otherwise spinning
-            // would take a core from the work.
-            if spin > .zero, isCounted ? CoreBudget.isWithinCores : CoreBudget.takeForSpinning() {
+            let now = clock.now
+            if idleSince == nil { idleSince = now }
+            // Spin only when jobs have lately come back within the spin (a caller awaiting one call after
+            // another), and only while Strata's busy threads leave a core to the rest of the process.
+            let wait = gaps.expected
+            if wait > .zero, isCounted ? CoreBudget.isWithinSpinningCores : CoreBudget.takeForSpinning() {
                 isCounted = true
-                let deadline = clock.now.advanced(by: spin)
+                let deadline = now.advanced(by: wait)
                 while pending.load(ordering: .sequentiallyConsistent) == 0, clock.now < deadline {}
                 // A job arrived, or `stop()` did: `next()` tells which.
                 if pending.load(ordering: .sequentiallyConsistent) > 0 { continue }
@@ -138,6 +151,44 @@ final class ThreadExecutor: SerialExecutor {
             }
             wakeUp.wait()
         }
+    }
+}
+
+/// How long an idle executor expects to wait for its next job, from the gaps it saw lately.
+///
+/// A caller that awaits one call after another comes back after its own round trip (tens of
+/// microseconds); an app that reads now and then comes back after milliseconds or more. The executor
+/// spins only in the first case, for about twice the recent gap and never longer than its limit: a
+/// spin that would end before the job comes only burns the core.
+struct IdleGaps {
+    /// The longest spin; `.zero` turns spinning off.
+    let limit: Duration
+    /// A moving average of the recent gaps, in nanoseconds, each counted as at most twice the limit.
+    private var average: Int64
+
+    init(limit: Duration) {
+        self.limit = limit
+        // Start as if the last gaps were long: the first job after a quiet time never spins.
+        average = Self.nanoseconds(limit) * 2
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    mutating func record(_ gap: Duration) {
+        let cap = Self.nanoseconds(limit) * 2
+        let sample = min(Self.nanoseconds(gap), cap)
+        // Each new gap weighs a quarter: a few quick returns start spinning, a few slow ones stop it.
+        average += (sample - average) / 4
+    }
+
+    /// How long to spin now: `.zero` when the recent gaps were longer than the limit.
+    var expected: Duration {
+        let limit = Self.nanoseconds(limit)
+        guard limit > 0, average < limit else { return .zero }
+        return .nanoseconds(min(limit, average * 2 + 2_000))
     }
 }
 
