@@ -46,6 +46,19 @@ final class ReaderPool: Sendable {
         }
     }
 
+    /// Takes an idle connection without waiting; `nil` when none is idle (none is opened here).
+    func tryAcquire() -> ReaderConnection? {
+        switch try? leases.tryAcquire() {
+        case .resource(let reader):
+            return reader
+        case .create:
+            leases.creationFailed()
+            return nil
+        case nil:
+            return nil
+        }
+    }
+
     /// Gives a clean connection back; `false` when the pool is closed and the caller must close it.
     func giveBack(_ reader: ReaderConnection) -> Bool {
         leases.release(reader)

@@ -14,8 +14,10 @@ import Synchronization
 /// awaiting one call after another), it first spins for about twice that time, at most ``idleSpin``
 /// (``IdleGaps``), and only while Strata's busy threads leave a core to the rest of the process
 /// (``CoreBudget``). Callers never spin.
-/// The thread runs until ``stop()``.
-final class ThreadExecutor: SerialExecutor {
+/// It is also a task executor: a task started with it as its preference runs its nonisolated code
+/// here too, so an observation fetch starts and ends on its reader's thread without crossing Swift's
+/// pool. The thread runs until ``stop()``.
+final class ThreadExecutor: SerialExecutor, TaskExecutor {
     private struct Queue {
         var jobs = Deque<UnownedJob>()
         var isStopped = false
@@ -69,6 +71,10 @@ final class ThreadExecutor: SerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
     /// Lets `assumeIsolated` and dynamic isolation checks see that the caller runs on this thread.
     func checkIsolated() {
         precondition(isCurrentThread, "not on the thread of executor \(label)")
@@ -103,6 +109,7 @@ final class ThreadExecutor: SerialExecutor {
         Self.nameCurrentThread(label)
         threadID.withLock { $0 = pthread_self() }
         let executor = asUnownedSerialExecutor()
+        let taskExecutor = asUnownedTaskExecutor()
         let clock = ContinuousClock()
         // Whether this thread counts in the core budget: while it runs jobs, and while it spins for more.
         var isCounted = false
@@ -121,7 +128,9 @@ final class ThreadExecutor: SerialExecutor {
                     isCounted = true
                 }
                 pending.subtract(1, ordering: .sequentiallyConsistent)
-                job.runSynchronously(on: executor)
+                // In both roles: isolated to the actor of this executor, and the executor that a task
+                // preferring it (an observation fetch) runs its nonisolated code on.
+                job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor)
                 continue
             case .stopped:
                 if isCounted { CoreBudget.release() }

@@ -43,6 +43,15 @@ final class ObservationCenter: Sendable {
         return try await body()
     }
 
+    /// Takes a fetch permit without waiting; give it back with ``releaseFetchPermit()``.
+    func tryFetchPermit() -> Bool {
+        (try? permits.tryAcquire()) != nil
+    }
+
+    func releaseFetchPermit() {
+        permits.release(())
+    }
+
     /// Adds an observer; the first one starts listening to the feed (and the external-change poller).
     func register(_ observer: Observer) -> UInt64 {
         state.withLock { state in

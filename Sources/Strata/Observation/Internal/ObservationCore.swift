@@ -90,7 +90,38 @@ final class ObservationCore<Value: Sendable>: Sendable {
 
     /// Runs a fetch in a task of its own, once a fetch permit is free: one read lease, so the fetch sees
     /// one committed state however many statements it runs.
+    ///
+    /// When a permit and an idle reader are free at once, the task prefers the reader's executor: it
+    /// starts on the reader's thread, reads there and hands the value to the consumers from there,
+    /// without a round trip through Swift's pool (two thread wake-ups fewer per fetch).
     private func startFetch(epoch: Int, previous: Value?, changes: [ChangeSet]?) {
+        let fetch = self.fetch
+        let center = self.center
+        let readers = self.readers
+        if center.tryFetchPermit() {
+            guard let reader = readers.tryAcquire() else {
+                center.releaseFetchPermit()
+                return startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
+            }
+            Task(executorPreference: reader.executor) { [weak self] in
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await reader.lease(returningTo: readers) { connection in
+                        try fetch(previous, changes, connection)
+                    })
+                } catch {
+                    result = .failure(error)
+                }
+                center.releaseFetchPermit()
+                self?.fetchCompleted(epoch: epoch, result)
+            }
+            return
+        }
+        startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
+    }
+
+    /// Starts a fetch task on Swift's pool that waits for a permit and a reader.
+    private func startWaitingFetch(epoch: Int, previous: Value?, changes: [ChangeSet]?) {
         let fetch = self.fetch
         let center = self.center
         let readers = self.readers
