@@ -54,9 +54,15 @@ public struct SQLiteStore: Storage {
                     .invalidArgument,
                     "SQLiteStore needs a file path; use InMemoryStore for a database that lives in memory.")
             }
+            // SQLite reads a path up to its first NUL: "dir/abc\0def.sqlite" would open "dir/abc".
+            guard !path.utf8.contains(0) else {
+                throw StrataError(
+                    .invalidArgument,
+                    "The store path contains a NUL character, which no file name can hold: \(path.debugDescription).")
+            }
             return StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal)
         case .fileName(let name):
-            guard !name.isEmpty, !name.contains("/") else {
+            guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0) else {
                 throw StrataError(
                     .invalidArgument, "SQLiteStore(fileName:) takes a plain file name such as \"app.sqlite\", not '\(name)'.")
             }

@@ -13,19 +13,25 @@ enum TextFunction {
         sqlite3_create_function_v2(
             db, name, 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil,
             { context, _, arguments in
-                guard let arguments, let testPointer = sqlite3_value_text(arguments[0]),
-                    let leftPointer = sqlite3_value_text(arguments[1]),
-                    let rightPointer = sqlite3_value_text(arguments[2])
+                guard let arguments, let test = TextFunction.text(arguments[0]),
+                    let left = TextFunction.text(arguments[1]),
+                    let right = TextFunction.text(arguments[2])
                 else {
                     sqlite3_result_null(context)
                     return
                 }
-                let test = String(cString: testPointer)
-                let left = String(cString: leftPointer)
-                let right = String(cString: rightPointer)
                 let options = TextOptions(rawValue: Int(sqlite3_value_int(arguments[3])))
                 sqlite3_result_int(context, TextFunction.evaluate(test, left, right, options) ? 1 : 0)
             }, nil, nil, nil)
+    }
+
+    /// An argument's whole text, NUL characters included (`sqlite3_value_bytes` gives its length; the
+    /// text is not read up to its first NUL); `nil` for SQL `NULL`.
+    private static func text(_ value: OpaquePointer?) -> String? {
+        // `sqlite3_value_text` first, then `sqlite3_value_bytes`, as SQLite's documentation asks.
+        guard let pointer = sqlite3_value_text(value) else { return nil }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// The test in Swift; also usable in memory.
