@@ -106,21 +106,22 @@ struct FormatParser {
     // MARK: Logic
 
     mutating func parseOr() throws(FormatError) -> SQLExpression {
-        var expression = try parseAnd()
+        var operands = [try parseAnd()]
         while current.kind == .or || isKeyword(.or, current) {
             _ = advance()
-            expression = .or(expression, try parseAnd())
+            operands.append(try parseAnd())
         }
-        return expression
+        // One flat list however long the chain (see `SQLExpression.anyOf`).
+        return .disjunction(of: operands)
     }
 
     mutating func parseAnd() throws(FormatError) -> SQLExpression {
-        var expression = try parseNot()
+        var operands = [try parseNot()]
         while current.kind == .and || isKeyword(.and, current) {
             _ = advance()
-            expression = .and(expression, try parseNot())
+            operands.append(try parseNot())
         }
-        return expression
+        return .conjunction(of: operands)
     }
 
     mutating func parseNot() throws(FormatError) -> SQLExpression {

@@ -86,7 +86,8 @@ extension QueryBuilder {
 
     /// `outer.fk IN (SELECT id FROM target WHERE condition)`.
     func renderRelated(
-        _ entity: String, _ field: Int, _ condition: SQLExpression, outer: String, into query: inout SQLQuery
+        _ entity: String, _ field: Int, _ condition: SQLExpression, outer: String, into query: inout SQLQuery,
+        depth: Int
     ) throws(StrataError) {
         guard let relationship = graph?.toOne[entity]?.first(where: { $0.fieldIndex == field }) else {
             throw StrataError(
@@ -97,20 +98,21 @@ extension QueryBuilder {
         let id = dialect.quote("id")
         query.sql += "(\(outer).\(dialect.quote(relationship.column)) IN (SELECT \(alias).\(id) FROM "
             + "\(dialect.quote(relationship.target)) AS \(alias) WHERE "
-        try render(condition, qualifier: alias, into: &query)
+        try render(condition, qualifier: alias, into: &query, depth: depth)
         query.sql += "))"
     }
 
     /// `EXISTS (related rows AND condition)`, or for `all`, `NOT EXISTS (related rows AND NOT condition)`.
     func renderMembers(
-        _ entity: String, _ index: Int, _ condition: SQLExpression, all: Bool, outer: String, into query: inout SQLQuery
+        _ entity: String, _ index: Int, _ condition: SQLExpression, all: Bool, outer: String, into query: inout SQLQuery,
+        depth: Int
     ) throws(StrataError) {
         let relationship = try relationship(entity, index)
         let alias = query.nextAlias()
         let joinAlias = query.nextAlias()
         let rows = relatedRows(relationship, outer: outer, alias: alias, joinAlias: joinAlias)
         query.sql += all ? "(NOT EXISTS (SELECT 1 FROM \(rows.from) AND NOT coalesce(" : "(EXISTS (SELECT 1 FROM \(rows.from) AND ("
-        try render(condition, qualifier: alias, into: &query)
+        try render(condition, qualifier: alias, into: &query, depth: depth)
         query.sql += all ? ", 0)))" : ")))"
     }
 }

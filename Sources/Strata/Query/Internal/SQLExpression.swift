@@ -55,8 +55,11 @@ indirect enum SQLExpression: Sendable {
     case inList(SQLExpression, [DatabaseValue], negated: Bool)
     case between(SQLExpression, SQLExpression, SQLExpression)
     case text(TextTest, SQLExpression, SQLExpression, TextOptions)
-    case and(SQLExpression, SQLExpression)
-    case or(SQLExpression, SQLExpression)
+    /// Every operand matches (at least two operands). Chains of `&&` become one flat list, so that a
+    /// filter of thousands of terms nests no deeper than two.
+    case allOf([SQLExpression])
+    /// At least one operand matches (at least two operands), flat like ``allOf(_:)``.
+    case anyOf([SQLExpression])
     case not(SQLExpression)
     /// The to-one relationship (field index of `entity`) points to an object that matches the condition,
     /// whose columns belong to the target entity.
@@ -67,6 +70,49 @@ indirect enum SQLExpression: Sendable {
     case allRelated(entity: String, toMany: Int, SQLExpression)
     /// A part that could not be built; rendering throws its error.
     case invalid(StrataError)
+
+    /// `lhs AND rhs`, with the operands of either side that is itself an `AND` taken into one list.
+    static func and(_ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
+        conjunction(of: [lhs, rhs])
+    }
+
+    /// `lhs OR rhs`, with the operands of either side that is itself an `OR` taken into one list.
+    static func or(_ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
+        disjunction(of: [lhs, rhs])
+    }
+
+    /// The `AND` of `operands`, flattened into one list (an operand that is one `AND` is not).
+    static func conjunction(of operands: [SQLExpression]) -> SQLExpression {
+        var flat: [SQLExpression] = []
+        flat.reserveCapacity(operands.count)
+        for operand in operands {
+            if case .allOf(let inner) = operand { flat += inner } else { flat.append(operand) }
+        }
+        return flat.count == 1 ? flat[0] : .allOf(flat)
+    }
+
+    /// The `OR` of `operands`, flattened into one list.
+    static func disjunction(of operands: [SQLExpression]) -> SQLExpression {
+        var flat: [SQLExpression] = []
+        flat.reserveCapacity(operands.count)
+        for operand in operands {
+            if case .anyOf(let inner) = operand { flat += inner } else { flat.append(operand) }
+        }
+        return flat.count == 1 ? flat[0] : .anyOf(flat)
+    }
+
+    /// How deeply expressions may nest (flat `AND` and `OR` lists count once, whatever their length):
+    /// deeper filters, such as thousands of nested `!`, throw ``StrataError/Code/unsupportedQuery``
+    /// instead of exhausting the stack or SQLite's own limit on expression depth (1,000).
+    static let maximumNesting = 100
+
+    /// The error of an expression that nests deeper than ``maximumNesting``.
+    static var tooDeepError: StrataError {
+        StrataError(
+            .unsupportedQuery,
+            "The filter nests more than \(maximumNesting) levels deep (nested !, relationships or "
+                + "parentheses). Long chains of && or || are fine; flatten the nesting, or use .in for many values.")
+    }
 }
 
 /// Resolves key paths and keys of an entity to columns.
