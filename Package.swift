@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -57,9 +57,15 @@ let package = Package(
             dependencies: ["Strata"],
             swiftSettings: upcomingFeatures
         ),
+        // Runs inputs that once crashed the process, in a process of its own (tests launch it).
+        .executableTarget(
+            name: "StrataProbe",
+            dependencies: ["Strata"],
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "StrataProbe"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -35,10 +35,12 @@ actor ReaderConnection {
         executor.stop()
     }
 
-    /// Closes the connection (the actor's owner calls it once, when the pool closes).
+    /// Closes the connection and stops the executor's thread (the actor's owner calls it once, when
+    /// the pool closes).
     func close() {
         cursor = nil
         connection.close()
+        executor.stop()
     }
 
     // MARK: Leases
@@ -95,9 +97,9 @@ actor ReaderConnection {
     /// Gives the connection back to `pool` if it is clean; closes it otherwise (or when the pool closed).
     private func returnClean(to pool: ReaderPool) {
         if isClean() {
-            if !pool.giveBack(self) { connection.close() }
+            if !pool.giveBack(self) { close() }
         } else {
-            connection.close()
+            close()
             pool.discard(self)
         }
     }

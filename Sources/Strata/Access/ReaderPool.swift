@@ -13,6 +13,8 @@ final class ReaderPool: Sendable {
     private let options: Connection.Options
     private let label: String
     private let opened = Atomic<Int>(0)
+    /// The executors of every connection opened, for tests of closing.
+    private let created = Locked<[ThreadExecutor]>([])
     let capacity: Int
 
     init(files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader") {
@@ -38,7 +40,9 @@ final class ReaderPool: Sendable {
         case .create:
             do {
                 let number = opened.add(1, ordering: .relaxed).newValue
-                return try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
+                let reader = try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
+                created.withLock { $0.append(reader.executor) }
+                return reader
             } catch {
                 leases.creationFailed()
                 throw error
@@ -72,10 +76,17 @@ final class ReaderPool: Sendable {
     /// Closes idle connections now and busy ones when their lease ends; waiting and later reads throw
     /// ``StrataError/Code/stackClosed``.
     func close() async {
-        for reader in leases.close(Connection.closedError) {
-            await reader.close()
-        }
+        var idle = leases.close(Connection.closedError)
+        let executors = idle.map(\.executor)
+        for reader in idle { await reader.close() }
+        // A released connection runs its deinit on its executor (on a short-lived thread once the
+        // executor stopped): wait for those threads too.
+        idle.removeAll()
+        for executor in executors { await executor.stopped() }
     }
+
+    /// The executors of every connection this pool opened (for tests).
+    var executors: [ThreadExecutor] { created.withLock { $0 } }
 
     /// The number of connections opened so far.
     var openedCount: Int { opened.load(ordering: .relaxed) }

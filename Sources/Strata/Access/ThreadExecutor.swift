@@ -21,6 +21,13 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
     private struct Queue {
         var jobs = Deque<UnownedJob>()
         var isStopped = false
+        /// Whether a thread serves the queue: from `init` until it finds the queue stopped and empty,
+        /// and again while a job that came after the stop runs.
+        var hasThread = true
+        /// Whether `stop()`'s wake-up still counts in `pending` (the thread that exits takes it out).
+        var stopCounted = false
+        /// Tasks waiting in ``stopped()`` for the thread to end.
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let label: String
@@ -36,7 +43,11 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
     init(label: String, spin: Duration = ThreadExecutor.idleSpin) {
         self.label = label
         self.spin = spin
-        // The thread holds the executor until it is stopped.
+        startThread()
+    }
+
+    /// Starts the thread that serves the queue. It holds the executor until it ends.
+    private func startThread() {
         let thread = Thread { self.run() }
         thread.name = label
         thread.start()
@@ -56,8 +67,17 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.withLock { $0.jobs.append(job) }
+        // A job that comes after the thread ended (an actor's deinit, a late call on a closed
+        // connection) gets a thread of its own, which ends again once the queue is empty: the jobs
+        // still run one at a time, and a stopped executor holds no thread while idle.
+        let needsThread = queue.withLock { queue in
+            queue.jobs.append(job)
+            guard !queue.hasThread else { return false }
+            queue.hasThread = true
+            return true
+        }
         signal()
+        if needsThread { startThread() }
     }
 
     private func signal() {
@@ -86,22 +106,53 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
         return threadID.withLock { id in id.map { pthread_equal($0, current) != 0 } ?? false }
     }
 
-    /// Ends the thread once the jobs already enqueued have run.
+    /// Ends the thread once the jobs already enqueued have run (idempotent). Jobs enqueued later still
+    /// run, on a thread that ends when they are done.
     func stop() {
-        queue.withLock { $0.isStopped = true }
-        signal()
+        let wake = queue.withLock { queue in
+            guard !queue.isStopped else { return false }
+            queue.isStopped = true
+            queue.stopCounted = true
+            return true
+        }
+        if wake { signal() }
     }
+
+    /// Waits until the executor is stopped and its thread has ended.
+    func stopped() async {
+        await withCheckedContinuation { continuation in
+            let ended = queue.withLock { queue in
+                guard queue.isStopped, !queue.hasThread else {
+                    queue.exitWaiters.append(continuation)
+                    return false
+                }
+                return true
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// Whether a thread serves this executor now (false once it is stopped and idle).
+    var hasThread: Bool { queue.withLock { $0.hasThread } }
 
     private enum Next {
         case job(UnownedJob)
         case idle
-        case stopped
+        case stopped([CheckedContinuation<Void, Never>])
     }
 
     private func next() -> Next {
         queue.withLock { queue in
             if let job = queue.jobs.popFirst() { return .job(job) }
-            return queue.isStopped ? .stopped : .idle
+            guard queue.isStopped else { return .idle }
+            // The thread ends: take out `stop()`'s wake-up, so that a later thread starts from zero.
+            if queue.stopCounted {
+                queue.stopCounted = false
+                pending.subtract(1, ordering: .sequentiallyConsistent)
+            }
+            queue.hasThread = false
+            defer { queue.exitWaiters.removeAll() }
+            return .stopped(queue.exitWaiters)
         }
     }
 
@@ -132,8 +183,9 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
                 // preferring it (an observation fetch) runs its nonisolated code on.
                 job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor)
                 continue
-            case .stopped:
+            case .stopped(let waiters):
                 if isCounted { CoreBudget.release() }
+                for waiter in waiters { waiter.resume() }
                 return
             case .idle:
                 break

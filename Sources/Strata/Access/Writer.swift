@@ -98,6 +98,8 @@ actor Writer {
         unsafeHolder.withLock { $0 = nil }
         connection.close()
         _ = turn.close(Connection.closedError)
+        // The thread ends once this job returns; a later call runs on a short-lived thread and throws.
+        executor.stop()
     }
 
     // MARK: External changes

@@ -53,6 +53,11 @@ public final class DataStack: Sendable {
         guard configuration.maximumConcurrentBatchFetches > 0 else {
             throw StrataError(.invalidArgument, "maximumConcurrentBatchFetches must be at least 1.")
         }
+        guard configuration.busyTimeout >= .zero else {
+            throw StrataError(
+                .invalidArgument,
+                "busyTimeout must not be negative (it was \(configuration.busyTimeout)); use .zero to fail at once on a locked database.")
+        }
         let location = try storage.location()
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary)
         let timeout = configuration.busyTimeout.components
@@ -256,13 +261,16 @@ public final class DataStack: Sendable {
 
     // MARK: Closing
 
-    /// Waits for the running and queued transactions, closes every connection and, for an
-    /// ``InMemoryStore``, removes its files. Afterwards every call throws ``StrataError/Code/stackClosed``.
+    /// Waits for the running and queued transactions, closes every connection, ends the writer's and
+    /// the idle readers' threads (a reader busy in a read or a batch stream ends its thread when that
+    /// read ends) and, for an ``InMemoryStore``, removes its files. Afterwards every call throws
+    /// ``StrataError/Code/stackClosed``, even while the `DataStack` value is still referenced.
     ///
     /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
     /// must be free at a known point (before moving or deleting it, or at server shutdown).
     public func close() async {
         await writer.close()
+        await writer.executor.stopped()
         await readers.close()
         await cursors.close()
         feed.finish()

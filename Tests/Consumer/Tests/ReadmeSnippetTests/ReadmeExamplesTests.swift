@@ -1,0 +1,1 @@
+../../../StrataReadmeTests/ReadmeExamplesTests.swift

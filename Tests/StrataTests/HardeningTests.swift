@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Defects found by trying Strata as a new user would (issue 11), each with a test that failed before.
+@Suite("Hardening", .timeLimit(.minutes(1)))
+struct HardeningTests {
+    // MARK: NUL characters
+
+    @Test("text tests read the whole text, past a NUL character")
+    func textTestsPastNUL() async throws {
+        let stack = try await DataStack(coreSchema)
+        try await stack.perform { tx in
+            try tx.create(Into<CoreOwner>()) { $0.name = "abc\0xyz" }
+            try tx.create(Into<CoreOwner>()) { $0.name = "abc" }
+        }
+        func count(_ filter: Where<CoreOwner>) async throws -> Int {
+            try await stack.fetchCount(From<CoreOwner>().where(filter))
+        }
+        #expect(try await count(.contains(\.name, "xyz")) == 1)
+        #expect(try await count(.contains(\.name, "c\0x")) == 1)
+        #expect(try await count(.hasPrefix(\.name, "abc\0q")) == 0)
+        #expect(try await count(.hasPrefix(\.name, "abc\0x")) == 1)
+        #expect(try await count(.hasSuffix(\.name, "xyz")) == 1)
+        #expect(try await count(.equals(\.name, "ABC\0XYZ", caseInsensitive: true)) == 1)
+        #expect(try await count(.equals(\.name, "ABC", caseInsensitive: true)) == 1)
+        #expect(try await count(.like(\.name, "abc?xyz")) == 1)
+        #expect(try await count(.like(\.name, "abc")) == 1)
+        #expect(try await count(Where("name ==[c] %@", "ABC\0XYZ")) == 1)
+        #expect(try await count(Where("name LIKE %@", "*xyz")) == 1)
+    }
+
+    @Test("a store path with a NUL character is refused, not cut short")
+    func pathWithNUL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-nul-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.path + "/abc\0def.sqlite"
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(coreSchema, storage: SQLiteStore(path: path))
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("NUL") == true)
+        // Nothing was created under the name before the NUL.
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("abc").path))
+        await #expect(throws: StrataError.self) {
+            _ = try await DataStack(coreSchema, storage: SQLiteStore(fileName: "abc\0def.sqlite"))
+        }
+    }
+
+    // MARK: Silent no-ops
+
+    @Test("a negative busy timeout is refused")
+    func negativeBusyTimeout() async throws {
+        var configuration = DataStack.Configuration()
+        configuration.busyTimeout = .milliseconds(-1)
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(coreSchema, configuration: configuration)
+        }
+        #expect(error?.code == .invalidArgument)
+        configuration.busyTimeout = .zero
+        _ = try await DataStack(coreSchema, configuration: configuration)
+    }
+
+    // MARK: Resources
+
+    @Test("close() ends the stack's threads while the stack is still referenced")
+    func closeEndsThreads() async throws {
+        let stack = try await DataStack(coreSchema, configuration: .init(maximumReaderCount: 2))
+        try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+        // Two readers at once, so that the pool opens two.
+        async let first = stack.fetchCount(From<CoreOwner>())
+        async let second = stack.fetchCount(From<CoreOwner>())
+        _ = try await (first, second)
+        let executors = [stack.writer.executor] + stack.readers.executors
+        #expect(executors.count >= 2)
+        #expect(executors.allSatisfy { $0.hasThread })
+        await stack.close()
+        let running = executors.filter(\.hasThread).map(\.label)
+        #expect(running.isEmpty, "still running: \(running) of \(executors.map(\.label))")
+        let error = await #expect(throws: StrataError.self) { try await stack.fetchCount(From<CoreOwner>()) }
+        #expect(error?.code == .stackClosed)
+        await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "late" } }
+        }
+        #expect(executors.allSatisfy { !$0.hasThread })
+    }
+
+    @Test("a job enqueued after an executor stopped still runs, on a thread that then ends")
+    func lateJobAfterStop() async throws {
+        let executor = ThreadExecutor(label: "strata.test.late")
+        let probe = ExecutorProbe(executor: executor)
+        #expect(await probe.label() == "strata.test.late")
+        executor.stop()
+        await executor.stopped()
+        #expect(!executor.hasThread)
+        #expect(await probe.label() == "strata.test.late")
+        #expect(await probe.label() == "strata.test.late")
+        executor.stop()
+        await executor.stopped()
+        #expect(!executor.hasThread)
+    }
+}
+
+/// An actor on a given executor, reporting where its methods run.
+private actor ExecutorProbe {
+    nonisolated let executor: ThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(executor: ThreadExecutor) {
+        self.executor = executor
+    }
+
+    func label() -> String? {
+        ThreadExecutor.currentLabel
+    }
+}
+
+/// Filters of any size, built in code or in a format string, work or throw a typed error: they never
+/// crash the process. They run in `StrataProbe`, a process of its own, so that a crash fails this test
+/// instead of taking the test runner down.
+@Suite("Long filters", .timeLimit(.minutes(2)))
+struct LongFilterTests {
+    @Test("10,000 || and && terms work, 10,000 nested ! and parentheses throw, nothing crashes")
+    func longFilters() throws {
+        let probe = try #require(Self.probeExecutable(), "the StrataProbe executable was not found beside the tests")
+        let process = Process()
+        process.executableURL = probe
+        process.arguments = ["10000"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(process.terminationReason == .exit, "the probe crashed (signal \(process.terminationStatus)); it printed:\n\(text)")
+        #expect(process.terminationStatus == 0)
+        let lines = Dictionary(
+            text.split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces)) : nil
+            },
+            uniquingKeysWith: { first, _ in first })
+        // The ten rows have ages 0…9: every one matches the long OR and the long AND.
+        #expect(lines["key-path or"] == "ok count 10")
+        #expect(lines["key-path and"] == "ok count 10")
+        #expect(lines["format or"] == "ok count 10")
+        #expect(lines["nested not"] == "ok error unsupportedQuery")
+        #expect(lines["format parentheses"] == "ok error invalidArgument")
+        #expect(lines["format not"] == "ok error invalidArgument")
+        #expect(text.hasSuffix("done\n"))
+    }
+
+    /// The probe, built beside the test bundle.
+    static func probeExecutable() -> URL? {
+        var directories = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        directories += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("StrataProbe")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}
