@@ -30,6 +30,14 @@ struct EntityCode {
         "\(raw: access)var id: Strata.EntityID<\(raw: typeName)> = Strata.EntityID<\(raw: typeName)>.unsaved"
     }
 
+    /// `typealias ID = Strata.EntityID<Person>`, spelled out: the `ID` that `Identifiable` would infer
+    /// from `id` is not visible to other declarations' macro expansions in a client that does not enable
+    /// `MemberImportVisibility` (`@Relationship var owner: Owner.ID?` failed there with "'ID' is
+    /// inaccessible due to 'internal' protection level").
+    var idTypeAlias: DeclSyntax {
+        "\(raw: access)typealias ID = Strata.EntityID<\(raw: typeName)>"
+    }
+
     /// The extension that adds the `Entity` conformance, or only its members when the type already
     /// declares the conformance (`addingConformance` is then `false`).
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {

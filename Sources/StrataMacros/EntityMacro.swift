@@ -27,7 +27,8 @@ public enum EntityMacro: MemberMacro, ExtensionMacro {
             context.diagnose(diagnostic)
         }
         guard analysis.isValid else { return [] }
-        return [EntityCode(analysis: analysis).idProperty]
+        let code = EntityCode(analysis: analysis)
+        return [code.idTypeAlias, code.idProperty]
     }
 
     public static func expansion(

@@ -22,6 +22,8 @@ struct CodedDerivedExpansionTests {
                     var seen: Set<Int> = [1]
                     var visits: Array<Date>
 
+                    typealias ID = Strata.EntityID<Profile>
+
                     var id: Strata.EntityID<Profile> = Strata.EntityID<Profile>.unsaved
                 }
 
@@ -105,6 +107,8 @@ struct CodedDerivedExpansionTests {
                     var tint: Color = .red
                     var accent: Color?
 
+                    typealias ID = Strata.EntityID<Theme>
+
                     var id: Strata.EntityID<Theme> = Strata.EntityID<Theme>.unsaved
                 }
 
@@ -187,6 +191,8 @@ struct CodedDerivedExpansionTests {
                     var youngest: Int?
                     var latest: Date? = nil
                     var pets: Set<Pet.ID> = []
+
+                    typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }
@@ -308,6 +314,8 @@ struct CodedDerivedExpansionTests {
                     @available(*, deprecated) var old: Int { 1 }
                     static var shared: Int { 1 }
                     subscript(index: Int) -> Int { index }
+
+                    typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }

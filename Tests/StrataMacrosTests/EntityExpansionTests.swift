@@ -29,6 +29,8 @@ struct EntityExpansionTests {
                     var computed: Int { age * 2 }      // computed: virtual
                     static var shared = 1              // static: ignored
 
+                    public typealias ID = Strata.EntityID<Person>
+
                     public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }
 
@@ -117,6 +119,8 @@ struct EntityExpansionTests {
                     }
                     var edited = false
 
+                    typealias ID = Strata.EntityID<Note>
+
                     var id: Strata.EntityID<Note> = Strata.EntityID<Note>.unsaved
                 }
 
@@ -178,6 +182,8 @@ struct EntityExpansionTests {
                 package struct Marker {
                     func describe() -> String { "marker" }
 
+                    package typealias ID = Strata.EntityID<Marker>
+
                     package var id: Strata.EntityID<Marker> = Strata.EntityID<Marker>.unsaved
                 }
 
@@ -234,6 +240,8 @@ struct EntityExpansionTests {
                     var pager: String!
                     var city: String? = "Paris"
                     var seen: Date?
+
+                    typealias ID = Strata.EntityID<Contact>
 
                     var id: Strata.EntityID<Contact> = Strata.EntityID<Contact>.unsaved
                 }
@@ -316,6 +324,8 @@ struct EntityExpansionTests {
                 struct Event {
                     var created: Date = .distantPast
 
+                    typealias ID = Strata.EntityID<Event>
+
                     var id: Strata.EntityID<Event> = Strata.EntityID<Event>.unsaved
                 }
 
@@ -375,6 +385,8 @@ struct EntityExpansionTests {
                 struct Item {
                     var `default`: Int = -1
 
+                    typealias ID = Strata.EntityID<Item>
+
                     var id: Strata.EntityID<Item> = Strata.EntityID<Item>.unsaved
                 }
 
@@ -430,6 +442,8 @@ struct EntityExpansionTests {
             expandedSource: #"""
                 struct Tag: Entity {
                     var label: String = ""
+
+                    typealias ID = Strata.EntityID<Tag>
 
                     var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
                 }
@@ -490,6 +504,8 @@ struct EntityExpansionTests {
                 enum Library {
                     struct Book {
                         var title: String = ""
+
+                        typealias ID = Strata.EntityID<Book>
 
                         var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
                     }

@@ -154,6 +154,8 @@ struct EntityTypeDiagnosticsTests {
                     var below = -0.5
                     var valid = true
 
+                    typealias ID = Strata.EntityID<Reading>
+
                     var id: Strata.EntityID<Reading> = Strata.EntityID<Reading>.unsaved
                 }
 

@@ -20,6 +20,8 @@ struct FieldMacroTests {
                 struct Person {
                     \#(declaration)
 
+                    typealias ID = Strata.EntityID<Person>
+
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }
 
@@ -71,6 +73,8 @@ struct FieldMacroTests {
             expandedSource: #"""
                 struct Person {
                     var doubled: Int { 2 }
+
+                    typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }

@@ -27,6 +27,8 @@ struct PropertyAttributePlacementTests {
                     func describe() {}
                     static var shared: Int = 0
 
+                    typealias ID = Strata.EntityID<Person>
+
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }
 
@@ -84,6 +86,8 @@ struct PropertyAttributePlacementTests {
             expandedSource: #"""
                 struct Person {
                     var label: String { "" }
+
+                    typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                 }

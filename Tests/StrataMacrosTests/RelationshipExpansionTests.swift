@@ -22,6 +22,8 @@ struct RelationshipExpansionTests {
                     var walker: Strata.EntityID<Person>? = nil
                     var shelf: Swift.Optional<Self.ID>
 
+                    typealias ID = Strata.EntityID<Pet>
+
                     var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
                 }
 
@@ -115,6 +117,8 @@ struct RelationshipExpansionTests {
                         var lent: Array<EntityID<Book>> = []
                         var friends: Swift.Set<Strata.EntityID<Person>>
                         var `default`: [ID]
+
+                        public typealias ID = Strata.EntityID<Person>
 
                         public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
                     }
@@ -213,6 +217,8 @@ struct RelationshipExpansionTests {
                 struct Tag {
                     var items: Set<Item.ID>
 
+                    typealias ID = Strata.EntityID<Tag>
+
                     var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
                 }
 
@@ -272,6 +278,8 @@ struct RelationshipExpansionTests {
             expandedSource: #"""
                 struct Pet {
                     var ownerID: Person.ID?
+
+                    typealias ID = Strata.EntityID<Pet>
 
                     var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
                 }

@@ -6,7 +6,7 @@
 /// offending declaration.
 ///
 /// - Parameter name: The entity (and table) name; the type name when omitted.
-@attached(member, names: named(id))
+@attached(member, names: named(id), named(ID))
 @attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member), named(navigableMembers), named(decodeAll))
 public macro Entity(name: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
 
