@@ -62,6 +62,42 @@ struct HardeningTests {
         _ = try await DataStack(coreSchema, configuration: configuration)
     }
 
+    @Test("duplicate IDs in an ordered to-many are refused, on both kinds of storage")
+    func orderedDuplicates() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let volumes = try await stack.perform { tx in
+            try (0..<2).map { index in try tx.create(Into<Volume>()) { $0.title = "V\(index)" } }
+        }
+        // A one-way ordered to-many (join table).
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in
+                try tx.create(Into<Owner>()) { $0.favorites = [volumes[0].id, volumes[1].id, volumes[0].id] }
+            }
+        }
+        #expect(error?.code == .invalidEdit)
+        #expect(error?.field == "favorites")
+        #expect(try await stack.fetchCount(From<Owner>()) == 0)
+        // An ordered to-many stored through the inverse foreign key.
+        let shelf = try await stack.perform { tx in try tx.create(Into<Shelf>()) { $0.label = "S" } }
+        await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.edit(shelf) { $0.volumes = [volumes[1].id, volumes[1].id] } }
+        }
+        #expect(try await stack.fetchExisting(shelf.id)?.volumes == [])
+    }
+
+    @Test("sections from a virtual property and an object publisher of virtual fields throw, not stay silent")
+    func virtualObservation() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let owner = try await stack.perform { tx in try tx.create(Into<Owner>()) { $0.name = "Ada" } }
+        var lists = stack.listPublisher(From<Owner>().sectionBy(\.display)).makeAsyncIterator()
+        let listError = await #expect(throws: StrataError.self) { _ = try await lists.next() }
+        #expect(listError?.code == .unsupportedQuery)
+        var changes = stack.objectPublisher(owner.id, fields: \.display).makeAsyncIterator()
+        let fieldsError = await #expect(throws: StrataError.self) { _ = try await changes.next() }
+        #expect(fieldsError?.code == .unsupportedQuery)
+        #expect(fieldsError?.message.contains("display") == true)
+    }
+
     // MARK: Resources
 
     @Test("close() ends the stack's threads while the stack is still referenced")

@@ -28,17 +28,30 @@ extension DataStack {
         let entity = E.entityDescription
         var names: [String] = []
         var positions: [(name: String, kind: Int, index: Int)] = []
+        var invalid: StrataError?
         for keyPath in fields {
             switch E.member(for: keyPath) {
             case .field(let index): positions.append((entity.fields[index].property, 0, index))
             case .toMany(let index): positions.append((entity.toMany[index].property, 1, index))
             case .derived(let index): positions.append((entity.derived[index].property, 2, index))
-            default: continue
+            default:
+                // A virtual (computed) property never changes in the store: observing it would never
+                // yield. The first `next()` throws instead.
+                if invalid == nil {
+                    let reason: StrataError? = if case .failure(let error) = ColumnResolver.column(for: keyPath) { error } else { nil }
+                    invalid = StrataError(
+                        .unsupportedQuery,
+                        "objectPublisher(_:fields:) observes stored fields, to-many relationships and derived fields of "
+                            + "\(E.self)" + (reason.map { ": \($0.message)" } ?? "; \(keyPath) is none of these."),
+                        entity: entity.name)
+                }
+                continue
             }
             names.append(positions[positions.count - 1].name)
         }
         let observed = Set(names)
         let watched = positions
+        let failure = invalid
         let store = self.store
         let core = ObservationCore<ObjectChange<E>>(
             center: observation, readers: readers,
@@ -50,6 +63,7 @@ extension DataStack {
             },
             isDuplicate: { old, new in new.changedFields.isEmpty && (old.object == nil) == (new.object == nil) },
             fetch: { previous, _, connection in
+                if let failure { throw failure }
                 _ = try store.entity(E.self)
                 let object = try connection.fetchExisting(id, store: store)
                 guard let before = previous?.object, let object else {

@@ -87,6 +87,8 @@ struct ListEngine<E: Entity>: Sendable {
     func snapshot(
         previous: ListSnapshot<E>?, changes: [ChangeSet]?, connection: Connection, store: StoreContext
     ) throws -> ListSnapshot<E> {
+        // Sections from a virtual property, or another key path with no column, fail the fetch.
+        if let section, case .failure(let error) = section.column { throw error }
         let objects: [E]
         if let previous, let changes, let touched = touchedIDs(changes, previousCount: previous.count) {
             statistics.record(incremental: true)

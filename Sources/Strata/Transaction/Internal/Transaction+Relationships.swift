@@ -74,8 +74,19 @@ extension Transaction {
     /// Makes the stored members of a to-many relationship of object `id` go from `old` to `new`.
     func applyToMany(_ relationship: SchemaGraph.ToMany, of id: Int64, from old: [Int64], to new: [Int64]) throws(StrataError) {
         guard old != new else { return }
-        let removed = Set(old).subtracting(new)
-        let added = new.filter { !Set(old).contains($0) }
+        if relationship.isOrdered {
+            var seen = Set<Int64>()
+            if let repeated = new.first(where: { !seen.insert($0).inserted }) {
+                throw StrataError(
+                    .invalidEdit,
+                    "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
+                        + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
+                    entity: relationship.source, field: relationship.property)
+            }
+        }
+        let oldMembers = Set(old)
+        let removed = oldMembers.subtracting(new)
+        let added = new.filter { !oldMembers.contains($0) }
         switch relationship.storage {
         case .foreignKey(let column, let position):
             let property = graph.entities[relationship.target]?.fields.first { $0.column == column }?.property ?? column
