@@ -122,6 +122,30 @@ struct HardeningTests {
         #expect(executors.allSatisfy { !$0.hasThread })
     }
 
+    @Test("in-memory store files of dead processes are removed; those of live processes and other namespaces stay")
+    func orphanedInMemoryFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-orphans-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A process that has ended: its ID names no process (until reused, which keeps files, safely).
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let namespace = InMemoryStore.pidNamespace
+        let dead = "strata-memory-\(namespace)-\(ended.processIdentifier)-\(UUID()).sqlite"
+        let mine = "strata-memory-\(namespace)-\(getpid())-\(UUID()).sqlite"
+        let elsewhere = "strata-memory-\(namespace &+ 1)-\(ended.processIdentifier)-\(UUID()).sqlite"
+        let other = "notes.txt"
+        for name in [dead, dead + "-wal", mine, elsewhere, other] {
+            FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data())
+        }
+        InMemoryStore.removeOrphans(in: directory.path)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == [mine, elsewhere, other])
+        #expect(InMemoryStore.freeSpace(at: directory.path) ?? 0 > 0)
+    }
+
     @Test("a job enqueued after an executor stopped still runs, on a thread that then ends")
     func lateJobAfterStop() async throws {
         let executor = ThreadExecutor(label: "strata.test.late")
