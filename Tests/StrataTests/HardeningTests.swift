@@ -162,6 +162,78 @@ struct HardeningTests {
     }
 }
 
+/// The same entity with its fields declared in two orders.
+enum SwapOrderA {
+    @Entity(name: "Swap")
+    struct Swap {
+        var label: String = ""
+        @Field(.unique, .indexed) var rank: Int = 0
+    }
+}
+
+enum SwapOrderB {
+    @Entity(name: "Swap")
+    struct Swap {
+        @Field(.indexed, .unique) var rank: Int = 0
+        var label: String = ""
+    }
+}
+
+enum SwapChanged {
+    @Entity(name: "Swap")
+    struct Swap {
+        @Field(.indexed, .unique) var rank: Int = 0
+        var label: String?
+    }
+}
+
+@Suite("Version lock", .timeLimit(.minutes(1)))
+struct VersionLockTests {
+    @Test("the version lock does not depend on the order of declarations; a real change still fails")
+    func declarationOrder() async throws {
+        let first = Schema("V1", SwapOrderA.Swap.self)
+        let second = Schema("V1", SwapOrderB.Swap.self)
+        #expect(first.versionHash == second.versionHash)
+        #expect(Schema("V1", SwapChanged.Swap.self).versionHash != first.versionHash)
+        let directory = try TemporaryDirectory()
+        let path = directory.path("swap.sqlite")
+        let stack = try await DataStack(first, storage: SQLiteStore(path: path))
+        try await stack.perform { tx in try tx.create(Into<SwapOrderA.Swap>()) { $0.label = "one"; $0.rank = 1 } }
+        await stack.close()
+        // Declared the other way round, the store opens and reads its data by column name.
+        let swapped = try await DataStack(second, storage: SQLiteStore(path: path))
+        let rows = try await swapped.fetchAll(From<SwapOrderB.Swap>())
+        #expect(rows.map(\.label) == ["one"])
+        #expect(rows.map(\.rank) == [1])
+        await swapped.close()
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(Schema("V1", SwapChanged.Swap.self), storage: SQLiteStore(path: path))
+        }
+        #expect(error?.code == .schemaMismatch)
+    }
+
+    @Test("a store locked with the first hash (declaration order) opens and gets the new hash")
+    func legacyHash() async throws {
+        let schema = Schema("V1", SwapOrderA.Swap.self)
+        #expect(schema.legacyVersionHash != schema.versionHash)
+        let directory = try TemporaryDirectory()
+        let path = directory.path("legacy.sqlite")
+        await (try DataStack(schema, storage: SQLiteStore(path: path))).close()
+        do {
+            let connection = try Connection(path: path, options: Connection.Options())
+            try connection.execute(
+                "UPDATE strata_metadata SET value = ? WHERE key = 'schema_hash'", [.text(schema.legacyVersionHash)])
+            connection.close()
+        }
+        await (try DataStack(schema, storage: SQLiteStore(path: path))).close()
+        let connection = try Connection(path: path, options: Connection.Options())
+        defer { connection.close() }
+        let statement = try connection.makeStatement("SELECT value FROM strata_metadata WHERE key = 'schema_hash'")
+        #expect(try statement.step())
+        #expect(statement.value(at: 0) == .text(schema.versionHash))
+    }
+}
+
 /// An actor on a given executor, reporting where its methods run.
 private actor ExecutorProbe {
     nonisolated let executor: ThreadExecutor

@@ -34,10 +34,22 @@ public struct Schema: Sendable {
     /// A stable hash of every entity, field, column, type and option: the version lock.
     ///
     /// Two schemas with the same hash create the same tables. It is FNV-1a over a canonical text, so
-    /// it is the same on every platform and in every process.
+    /// it is the same on every platform and in every process, and it does not depend on the order in
+    /// which entities, fields, relationships or options are declared (tables are read and written by
+    /// column name, never by position), nor on how Swift prints a value.
     public var versionHash: String {
+        Self.fnv1a(canonicalText)
+    }
+
+    /// The hash that stores made before the version lock ignored declaration order hold: such a store
+    /// opens with the same schema and gets the new hash.
+    var legacyVersionHash: String {
+        Self.fnv1a(legacyCanonicalText)
+    }
+
+    private static func fnv1a(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in canonicalText.utf8 {
+        for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
@@ -45,18 +57,48 @@ public struct Schema: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// The canonical text: entities by name, fields by column, relationships and derived fields by
+    /// property, options by their names, each spelled out here.
     var canonicalText: String {
+        "lock2;" + entities.sorted { $0.name < $1.name }.map { entity in
+            let fields = entity.fields.sorted { $0.column < $1.column }.map { field in
+                let options = field.options.map(Self.name(of:)).sorted().joined(separator: "+")
+                return "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
+                    + kindText(field.kind)
+            }
+            let toMany = entity.toMany.sorted { $0.property < $1.property }.map { relationship in
+                "\(relationship.property)>\(entityName(relationship.target)):\(relationship.isOrdered ? "ordered" : "set"):"
+                    + (relationship.inverse ?? "")
+            }
+            let derived = entity.derived.sorted { $0.property < $1.property }.map {
+                "\($0.property)=\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))"
+            }
+            return "\(entity.name)(\(fields.joined(separator: ",")))[\(toMany.joined(separator: ","))]{\(derived.joined(separator: ","))}"
+        }.joined(separator: ";")
+    }
+
+    private static func name(of option: FieldOption) -> String {
+        switch option {
+        case .unique: "unique"
+        case .indexed: "indexed"
+        }
+    }
+
+    private func kindText(_ kind: FieldDescription.FieldKind) -> String {
+        switch kind {
+        case .attribute: ""
+        case .coded: ":coded"
+        case .toOne(let relationship): ":toOne>\(entityName(relationship.target)):\(relationship.inverse ?? "")"
+        }
+    }
+
+    /// The canonical text of the first version lock, in declaration order (kept to recognise old stores).
+    var legacyCanonicalText: String {
         entities.sorted { $0.name < $1.name }.map { entity in
             let fields = entity.fields.map { field in
-                let options = field.options.map { "\($0)" }.sorted().joined(separator: "+")
-                var text = "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
-                switch field.kind {
-                case .attribute: break
-                case .coded: text += ":coded"
-                case .toOne(let relationship):
-                    text += ":toOne>\(entityName(relationship.target)):\(relationship.inverse ?? "")"
-                }
-                return text
+                let options = field.options.map(Self.name(of:)).sorted().joined(separator: "+")
+                return "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
+                    + kindText(field.kind)
             }
             let toMany = entity.toMany.map { relationship in
                 "\(relationship.property)>\(entityName(relationship.target)):\(relationship.isOrdered ? "ordered" : "set"):"

@@ -62,6 +62,12 @@ enum SchemaSetup {
                     + "\(schema.version). Open it with the schema it was made with (migrations between versions "
                     + "are not built yet).")
         }
+        if metadata["schema_hash"] == schema.legacyVersionHash, schema.legacyVersionHash != schema.versionHash {
+            // A store made before the lock ignored declaration order, with this very schema.
+            try connection.execute(
+                "UPDATE \(SchemaSQL.metadataTable) SET value = ? WHERE key = 'schema_hash'", [.text(schema.versionHash)])
+            return
+        }
         guard metadata["schema_hash"] == schema.versionHash else {
             throw StrataError(
                 .schemaMismatch,
