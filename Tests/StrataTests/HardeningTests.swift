@@ -48,6 +48,37 @@ struct HardeningTests {
         }
     }
 
+    // MARK: Floating point
+
+    @Test("NaN is refused with an error naming the field, on create, edit and in filters; infinities round-trip")
+    func notANumber() async throws {
+        let (stack, _) = try await makeStack()
+        let created = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<AllTypes>()) { $0.double = .nan } }
+        }
+        #expect(created?.code == .invalidArgument)
+        #expect(created?.field == "double")
+        #expect(created?.message.contains("NaN") == true)
+        let floatError = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<AllTypes>()) { $0.float = .nan } }
+        }
+        #expect(floatError?.field == "float")
+        let object = try await stack.perform { tx in
+            try tx.create(Into<AllTypes>()) { $0.double = .infinity; $0.float = -.infinity }
+        }
+        let stored = try #require(try await stack.fetchExisting(object.id))
+        #expect(stored.double == .infinity)
+        #expect(stored.float == -.infinity)
+        let edited = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.edit(object) { $0.double = .nan } }
+        }
+        #expect(edited?.field == "double")
+        #expect(try await stack.fetchExisting(object.id)?.double == .infinity)
+        await #expect(throws: StrataError.self) {
+            try await stack.fetchCount(From<AllTypes>().where(\.double == .nan))
+        }
+    }
+
     // MARK: Silent no-ops
 
     @Test("a negative busy timeout is refused")

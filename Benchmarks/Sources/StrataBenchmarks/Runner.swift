@@ -27,7 +27,10 @@ func runBenchmarks(_ options: Options) async throws {
         serverLoads: serverLoads,
         busyLoad: options.load == .busy ? BusyLoad() : nil)
 
-    for line in Machine.describe(load: options.load) { print(line) }
+    // Taken once, before anything runs: the markdown file repeats these lines (the start's date and
+    // load average, not those at the end).
+    let machine = Machine.describe(load: options.load)
+    for line in machine { print(line) }
     if Machine.loadAverage > 0.5 {
         print("warning: the load average is \(Machine.loadAverage) before the run: something else is using the CPU")
     }
@@ -144,7 +147,7 @@ func runBenchmarks(_ options: Options) async throws {
     let text = output.joined(separator: "\n")
     print(text)
     if let path = options.markdownPath {
-        try (Machine.describe(load: options.load).map { "- " + $0 }.joined(separator: "\n") + "\n" + text + "\n")
+        try (machine.map { "- " + $0 }.joined(separator: "\n") + "\n" + text + "\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
     }
     let mismatches = workloads.contains { (results.checksums($0)?.count ?? 1) > 1 }

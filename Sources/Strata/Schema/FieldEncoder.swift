@@ -23,6 +23,9 @@ public struct FieldEncoder {
     var count: Int32 = 0
     @usableFromInline
     var failure: StrataError?
+    /// The position of the stored field whose value failed to bind, with ``failure``.
+    @usableFromInline
+    var failedField: Int?
 
     /// An encoder that collects the values, readable afterwards from ``values``.
     public static func collecting() -> FieldEncoder {
@@ -50,6 +53,7 @@ public struct FieldEncoder {
                     try statement.bind(value, at: firstIndex + count)
                 } catch {
                     failure = error
+                    failedField = Int(count)
                 }
             }
             count += 1

@@ -74,7 +74,10 @@ public final class Transaction: ReadContext {
         let statement = try connection.statement(entity.insert)
         var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
         object.encodeFields(to: &encoder)
-        if let failure = encoder.failure { throw failure.with(entity: name) }
+        if let failure = encoder.failure {
+            let field = encoder.failedField.flatMap { $0 < entity.description.fields.count ? entity.description.fields[$0].property : nil }
+            throw failure.with(entity: name, field: field)
+        }
         let id = try ids.allocate(name, connection)
         try statement.bind(.integer(id), at: 1)
         do {
@@ -148,7 +151,11 @@ public final class Transaction: ReadContext {
         if !changed.isEmpty {
             let statement = try connection.cachedStatement(store.builder.update(entity.description, fields: changed))
             for (offset, index) in changed.enumerated() {
-                try statement.bind(after.values[index], at: Int32(offset + 1))
+                do {
+                    try statement.bind(after.values[index], at: Int32(offset + 1))
+                } catch {
+                    throw error.with(entity: name, field: entity.description.fields[index].property)
+                }
             }
             try statement.bind(.integer(id.rawValue), at: Int32(changed.count + 1))
             do {

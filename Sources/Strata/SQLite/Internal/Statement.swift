@@ -43,6 +43,14 @@ final class Statement {
         }
     }
 
+    /// The error for a NaN value, which SQLite cannot store.
+    static var notANumberError: StrataError {
+        StrataError(
+            .invalidArgument,
+            "A floating-point value is NaN, which SQLite cannot store (it would become NULL). Store nil in an "
+                + "optional field, or check the value before you store or compare it.")
+    }
+
     /// Binds one value to a parameter (1-based).
     @usableFromInline
     func bind(_ value: DatabaseValue, at index: Int32) throws(StrataError) {
@@ -53,6 +61,9 @@ final class Statement {
         case .integer(let int):
             rc = sqlite3_bind_int64(handle, index, int)
         case .real(let double):
+            // SQLite stores NaN as NULL: a required field would fail with "NOT NULL constraint failed",
+            // an optional one would read back nil, and a filter would match nothing. Refuse it here.
+            guard !double.isNaN else { throw Self.notANumberError }
             rc = sqlite3_bind_double(handle, index, double)
         case .text(var string):
             rc = string.withUTF8 { buffer in
