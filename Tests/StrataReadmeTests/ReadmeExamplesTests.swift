@@ -120,6 +120,7 @@ struct ReadmeExamplesTests {
             From<Person>().where(.like(\.name, "A?a*")),
             From<Person>().where(#Predicate<Person> { $0.age >= 18 && $0.name.contains("a") }),
             From<Person>().where("age BETWEEN {%d, %d} AND name BEGINSWITH[c] %@", 18, 65, "a"),
+            From<Person>().where(.anyOf(["Ada", "Grace"].map { \.name == $0 })),
         ]
         var matches: [Int] = []
         for filter in filters { matches.append(try await stack.fetchCount(filter)) }

@@ -48,6 +48,26 @@ struct HardeningTests {
         }
     }
 
+    @Test("anyOf and allOf combine many filters in one flat list; empty lists mean false and true")
+    func combinedFilters() async throws {
+        let stack = try await DataStack(coreSchema)
+        try await stack.perform { tx in
+            for index in 0..<20 { try tx.create(Into<CoreOwner>()) { $0.name = "n\(index)" } }
+        }
+        let names = (0..<5_000).map { "n\($0)" }
+        let any = Where<CoreOwner>.anyOf(names.map { \.name == $0 })
+        if case .anyOf(let operands) = any.expression { #expect(operands.count == 5_000) } else { Issue.record("not flat") }
+        #expect(try await stack.fetchCount(From<CoreOwner>().where(any)) == 20)
+        let all = Where<CoreOwner>.allOf(names.map { \.name != "x" + $0 })
+        #expect(try await stack.fetchCount(From<CoreOwner>().where(all)) == 20)
+        #expect(try await stack.fetchCount(From<CoreOwner>().where(.anyOf([]))) == 0)
+        #expect(try await stack.fetchCount(From<CoreOwner>().where(.allOf([]))) == 20)
+        // Nested lists flatten too.
+        let nested = Where<CoreOwner>.anyOf([.anyOf([\.name == "n1", \.name == "n2"]), \.name == "n3"])
+        if case .anyOf(let operands) = nested.expression { #expect(operands.count == 3) } else { Issue.record("not flat") }
+        #expect(try await stack.fetchCount(From<CoreOwner>().where(nested)) == 3)
+    }
+
     // MARK: Floating point
 
     @Test("NaN is refused with an error naming the field, on create, edit and in filters; infinities round-trip")

@@ -44,6 +44,21 @@ extension Where {
         Where(.or(lhs.expression, rhs.expression))
     }
 
+    /// Every filter must match; `true` when there are none. Builds one flat `AND` in time linear in the
+    /// number of filters (chaining `&&` in a loop copies the list of terms at each step).
+    public static func allOf(_ filters: [Where<E>]) -> Where<E> {
+        filters.isEmpty ? Where(true) : Where(.conjunction(of: filters.map(\.expression)))
+    }
+
+    /// At least one filter must match; `false` when there are none. Builds one flat `OR` in linear time.
+    ///
+    /// ```swift
+    /// From<Person>().where(.anyOf(words.map { .contains(\.name, $0, caseInsensitive: true) }))
+    /// ```
+    public static func anyOf(_ filters: [Where<E>]) -> Where<E> {
+        filters.isEmpty ? Where(false) : Where(.disjunction(of: filters.map(\.expression)))
+    }
+
     /// The filter must not match.
     public static prefix func ! (operand: Where<E>) -> Where<E> {
         Where(.not(operand.expression))
