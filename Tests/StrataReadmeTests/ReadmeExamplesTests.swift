@@ -124,7 +124,7 @@ struct ReadmeExamplesTests {
         ]
         var matches: [Int] = []
         for filter in filters { matches.append(try await stack.fetchCount(filter)) }
-        #expect(matches == [0, 2, 2, 1, 1])
+        #expect(matches == [0, 2, 2, 1, 1, 3])
 
         let orders: [From<Person>] = [
             From<Person>().orderBy(.ascending(\.name) + .descending(\.age)),
