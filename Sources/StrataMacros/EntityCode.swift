@@ -55,12 +55,14 @@ struct EntityCode {
 
     /// `init(row:)`: column 0 is the ID, then the fields, the to-many relationships and the derived fields.
     private var rowInitializer: [String] {
-        var assignments = ["self.id = try row.decode(at: 0)"]
+        // IDs (the object's own, to-one relationships) are decoded with the store's tag.
+        var assignments = ["self.id = try row.decodeID(at: 0)"]
         var column = 1
         for field in fields {
             let decoding =
                 switch field.kind {
-                case .attribute, .toOne: "try row.decode(at: \(column))"
+                case .attribute: "try row.decode(at: \(column))"
+                case .toOne: "try row.decodeID(at: \(column))"
                 case .json: "try row.decodeJSON(at: \(column))"
                 case .custom(let encode, let decode):
                     "try decodeCoded(at: \(column), encode: \(encode), decode: \(decode))"
@@ -117,7 +119,8 @@ struct EntityCode {
         let statements =
             fields.map { field in
                 switch field.kind {
-                case .attribute, .toOne: "encoder.encode(self.\(field.identifier))"
+                case .attribute: "encoder.encode(self.\(field.identifier))"
+                case .toOne: "encoder.encodeID(self.\(field.identifier))"
                 case .json: "encoder.encodeJSON(self.\(field.identifier))"
                 case .custom(let encode, _): "encoder.encode((\(encode))(self.\(field.identifier)))"
                 }

@@ -37,7 +37,7 @@ struct CodedDerivedExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.tags = try row.decodeJSON(at: 1)
                         self.scores = try row.decodeJSON(at: 2)
                         self.settings = try row.decodeJSON(at: 3)
@@ -123,7 +123,7 @@ struct CodedDerivedExpansionTests {
                         func decodeCoded<Value, Stored: Strata.DatabaseValueConvertible>(at index: Swift.Int32, encode: (Value) -> Stored, decode: (Stored) throws -> Value) throws -> Value {
                             try decode(row.decode(at: index))
                         }
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
                         self.tint = try decodeCoded(at: 2, encode: { $0.hex }, decode: { Color(hex: $0) })
                         self.accent = try decodeCoded(at: 3, encode: \.hex, decode: Color.init(hex:))
@@ -210,7 +210,7 @@ struct CodedDerivedExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.pets = try row.decodeIDs(at: 1)
                         self.petCount = try row.decode(at: 2)
                         self.petTally = try row.decode(at: 3)
@@ -326,7 +326,7 @@ struct CodedDerivedExpansionTests {
                     ], virtualProperties: ["full", "init", "reading", "old"])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.first = try row.decode(at: 1)
                     }
 

@@ -44,7 +44,7 @@ struct EntityExpansionTests {
                     ], virtualProperties: ["computed"])
 
                     public init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
                         self.age = try row.decode(at: 2)
                         self.email = try row.decode(at: 3)
@@ -131,7 +131,7 @@ struct EntityExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.text = try row.decode(at: 1)
                         self.edited = try row.decode(at: 2)
                     }
@@ -191,7 +191,7 @@ struct EntityExpansionTests {
                     package static let entityDescription = Strata.EntityDescription(name: "Marker", typeName: "Marker", fields: [])
 
                     package init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                     }
 
                     package init(newObject: Strata.NewObject) {}
@@ -256,7 +256,7 @@ struct EntityExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.phone = try row.decode(at: 1)
                         self.fax = try row.decode(at: 2)
                         self.pager = try row.decode(at: 3)
@@ -335,7 +335,7 @@ struct EntityExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.created = try row.decode(at: 1)
                     }
 
@@ -396,7 +396,7 @@ struct EntityExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.`default` = try row.decode(at: 1)
                     }
 
@@ -454,7 +454,7 @@ struct EntityExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.label = try row.decode(at: 1)
                     }
 
@@ -517,7 +517,7 @@ struct EntityExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.title = try row.decode(at: 1)
                     }
 

@@ -168,7 +168,7 @@ struct EntityTypeDiagnosticsTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.offset = try row.decode(at: 1)
                         self.ratio = try row.decode(at: 2)
                         self.below = try row.decode(at: 3)

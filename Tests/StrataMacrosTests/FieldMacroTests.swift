@@ -29,7 +29,7 @@ struct FieldMacroTests {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                     }
 
                     init(newObject: Strata.NewObject) {}
@@ -83,7 +83,7 @@ struct FieldMacroTests {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["doubled"])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                     }
 
                     init(newObject: Strata.NewObject) {}

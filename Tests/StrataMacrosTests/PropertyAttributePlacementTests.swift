@@ -36,7 +36,7 @@ struct PropertyAttributePlacementTests {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                     }
 
                     init(newObject: Strata.NewObject) {}
@@ -96,7 +96,7 @@ struct PropertyAttributePlacementTests {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["label"])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                     }
 
                     init(newObject: Strata.NewObject) {}

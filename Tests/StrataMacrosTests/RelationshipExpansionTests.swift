@@ -37,12 +37,12 @@ struct RelationshipExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
-                        self.owner = try row.decode(at: 1)
-                        self.vet = try row.decode(at: 2)
-                        self.breeder = try row.decode(at: 3)
-                        self.walker = try row.decode(at: 4)
-                        self.shelf = try row.decode(at: 5)
+                        self.id = try row.decodeID(at: 0)
+                        self.owner = try row.decodeID(at: 1)
+                        self.vet = try row.decodeID(at: 2)
+                        self.breeder = try row.decodeID(at: 3)
+                        self.walker = try row.decodeID(at: 4)
+                        self.shelf = try row.decodeID(at: 5)
                     }
 
                     init(newObject: Strata.NewObject) {
@@ -53,11 +53,11 @@ struct RelationshipExpansionTests {
                     }
 
                     func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.owner)
-                        encoder.encode(self.vet)
-                        encoder.encode(self.breeder)
-                        encoder.encode(self.walker)
-                        encoder.encode(self.shelf)
+                        encoder.encodeID(self.owner)
+                        encoder.encodeID(self.vet)
+                        encoder.encodeID(self.breeder)
+                        encoder.encodeID(self.walker)
+                        encoder.encodeID(self.shelf)
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Pet>) -> Strata.EntityMember? {
@@ -136,7 +136,7 @@ struct RelationshipExpansionTests {
                     ])
 
                     public init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
                         self.pets = try row.decodeIDs(at: 2)
                         self.favorites = try row.decodeIDs(at: 3)
@@ -228,7 +228,7 @@ struct RelationshipExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.items = try row.decodeIDs(at: 1)
                     }
 
@@ -290,7 +290,7 @@ struct RelationshipExpansionTests {
                     ])
 
                     init(row: Strata.Row) throws {
-                        self.id = try row.decode(at: 0)
+                        self.id = try row.decodeID(at: 0)
                         self.ownerID = try row.decode(at: 1)
                     }
 

@@ -68,6 +68,57 @@ struct HardeningTests {
         #expect(try await stack.fetchCount(From<CoreOwner>().where(nested)) == 3)
     }
 
+    // MARK: IDs from another store
+
+    @Test("an ID from another store is refused by delete, edit, fetches and relationships; a bare row ID is not")
+    func foreignIDs() async throws {
+        let first = try await DataStack(coreSchema)
+        let second = try await DataStack(coreSchema)
+        let foreign = try await first.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "first" } }
+        let own = try await second.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "second" } }
+        #expect(foreign.id.rawValue == own.id.rawValue)   // the same row ID in both stores
+        func expectRefused(_ body: () async throws -> Void) async {
+            let error = await #expect(throws: StrataError.self) { try await body() }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("another store") == true)
+        }
+        await expectRefused { try await second.perform { tx in try tx.delete(foreign.id) } }
+        await expectRefused { try await second.perform { tx in _ = try tx.edit(foreign.id) { $0.name = "edited" } } }
+        await expectRefused { _ = try await second.fetchExisting(foreign.id) }
+        await expectRefused { _ = try await second.fetchExisting([foreign.id]) }
+        await expectRefused { _ = try await second.read { r in try r.fetchExisting(foreign.id) } }
+        await expectRefused {
+            try await second.perform { tx in _ = try tx.create(Into<CorePet>()) { $0.owner = foreign.id } }
+        }
+        let pet = try await second.perform { tx in try tx.create(Into<CorePet>()) { $0.owner = own.id } }
+        await expectRefused { try await second.perform { tx in _ = try tx.edit(pet) { $0.owner = foreign.id } } }
+        // Nothing changed in the second store.
+        #expect(try await second.fetchAll(From<CoreOwner>()).map(\.name) == ["second"])
+        #expect(try await second.fetchExisting(pet.id)?.owner == own.id)
+        // IDs read from a store carry it, whatever the read.
+        let fetchedID = try #require(try await first.fetchIDs(From<CoreOwner>()).first)
+        await expectRefused { _ = try await second.fetchExisting(fetchedID) }
+        // A bare row ID names that row in any store; IDs round-trip through Codable that way.
+        #expect(try await second.fetchExisting(CoreOwner.ID(rawValue: foreign.id.rawValue))?.name == "second")
+        let decoded = try JSONDecoder().decode(CoreOwner.ID.self, from: JSONEncoder().encode(foreign.id))
+        #expect(try await second.fetchExisting(decoded)?.name == "second")
+    }
+
+    @Test("a store keeps its tag: IDs stay valid for another stack on the same file, and after reopening")
+    func storeTagPersists() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tag.sqlite")
+        let first = try await DataStack(coreSchema, storage: SQLiteStore(path: path))
+        let owner = try await first.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+        let sibling = try await DataStack(coreSchema, storage: SQLiteStore(path: path))
+        #expect(try await sibling.fetchExisting(owner.id)?.name == "Ada")
+        await sibling.close()
+        await first.close()
+        let reopened = try await DataStack(coreSchema, storage: SQLiteStore(path: path))
+        try await reopened.perform { tx in try tx.edit(owner.id) { $0.name = "Grace" } }
+        #expect(try await reopened.fetchExisting(owner.id)?.name == "Grace")
+    }
+
     // MARK: Floating point
 
     @Test("NaN is refused with an error naming the field, on create, edit and in filters; infinities round-trip")
@@ -189,7 +240,7 @@ struct HardeningTests {
         let elsewhere = "strata-memory-\(namespace &+ 1)-\(ended.processIdentifier)-\(UUID()).sqlite"
         let other = "notes.txt"
         for name in [dead, dead + "-wal", mine, elsewhere, other] {
-            FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data())
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data())
         }
         InMemoryStore.removeOrphans(in: directory.path)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))

@@ -15,6 +15,8 @@ actor Writer {
     nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     nonisolated let interruptHandle: InterruptHandle
+    /// The store's tag, which its IDs carry (see `EntityID`).
+    nonisolated let storeTag: UInt32
 
     private let connection: Connection
     private let store: StoreContext
@@ -60,6 +62,7 @@ actor Writer {
     ) {
         self.executor = executor
         self.interruptHandle = connection.interruptHandle
+        self.storeTag = connection.storeTag
         self.connection = connection
         self.store = store
         self.feed = feed

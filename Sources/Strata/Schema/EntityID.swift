@@ -17,7 +17,12 @@
 ///
 /// On a fetched object, the fields are there when the fetch loaded the related object with the ID —
 /// ``From/prefetching(_:)`` does, in one query for all fetched objects — and `nil` otherwise;
-/// ``object`` tells which. Two IDs are equal when they name the same object, loaded or not. The ID's
+/// ``object`` tells which. Two IDs are equal when they name the same object, loaded or not.
+///
+/// An ID read from a store (or returned by one) remembers which store it came from: passing it to
+/// another stack's transaction or fetch throws ``StrataError/Code/invalidArgument`` instead of acting
+/// on that store's object with the same row ID. An ID made with ``init(rawValue:)`` or decoded with
+/// `Codable` names a row ID in whatever store it is given to. The ID's
 /// own members (``rawValue``, ``isSaved``, ``object``, ``description``) take precedence over fields of
 /// the same name.
 @dynamicMemberLookup
@@ -27,17 +32,35 @@ public struct EntityID<E: Entity>: Hashable, Sendable, Comparable {
 
     /// The object loaded with this ID by a prefetching fetch.
     private let loaded: LoadedObject<E>?
+    /// The store the ID was read from or made in (a random tag kept in the store), or 0 for an ID made
+    /// from a row ID. A store refuses an ID whose tag is another store's.
+    let storeTag: UInt32
 
-    /// Makes an ID from a row ID, for example one read back from your own storage.
+    /// Makes an ID from a row ID, for example one read back from your own storage. Such an ID belongs
+    /// to no store in particular: any store takes it as naming its own object with that row ID.
     public init(rawValue: Int64) {
         self.rawValue = rawValue
         self.loaded = nil
+        self.storeTag = 0
+    }
+
+    /// An ID of the store tagged `storeTag`.
+    init(rawValue: Int64, storeTag: UInt32) {
+        self.rawValue = rawValue
+        self.loaded = nil
+        self.storeTag = storeTag
     }
 
     /// An ID that carries the object it names.
     init(loading object: E) {
         self.rawValue = object.id.rawValue
         self.loaded = LoadedObject(object)
+        self.storeTag = object.id.storeTag
+    }
+
+    /// Whether a store tagged `tag` may act on this ID: it was made there, or from a bare row ID.
+    func belongs(toStoreTagged tag: UInt32) -> Bool {
+        storeTag == 0 || storeTag == tag
     }
 
     /// The ID of an object that was never stored (row ID 0, which SQLite never assigns).

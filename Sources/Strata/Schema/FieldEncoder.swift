@@ -81,14 +81,52 @@ public struct FieldEncoder {
         if let value { encodeJSON(value) } else { encodeRaw(.null) }
     }
 
+    /// Encodes the next field, a to-one relationship, noting the store its ID comes from.
+    public mutating func encodeID<T: Entity>(_ id: EntityID<T>?) {
+        if let id, id.storeTag != 0 { idTags.append(IDTag(storeTag: id.storeTag, field: Int(count), toMany: nil)) }
+        encodeRaw(id.map { .integer($0.rawValue) } ?? .null)
+    }
+
     /// Encodes an unordered to-many relationship.
     public mutating func encodeRelationship<T: Entity>(_ ids: Set<EntityID<T>>) {
+        noteTags(ids)
         relationships.append(ids.map(\.rawValue).sorted())
     }
 
     /// Encodes an ordered to-many relationship.
     public mutating func encodeRelationship<T: Entity>(_ ids: [EntityID<T>]) {
+        noteTags(ids)
         relationships.append(ids.map(\.rawValue))
+    }
+
+    private mutating func noteTags<T: Entity, S: Sequence<EntityID<T>>>(_ ids: S) {
+        for id in ids where id.storeTag != 0 {
+            idTags.append(IDTag(storeTag: id.storeTag, field: nil, toMany: relationships.count))
+        }
+    }
+
+    /// Where an ID tagged with a store was encoded.
+    struct IDTag {
+        let storeTag: UInt32
+        /// The stored field (a to-one relationship), or nil.
+        let field: Int?
+        /// The to-many relationship, or nil.
+        let toMany: Int?
+    }
+
+    /// The IDs with a store tag, among the encoded relationships.
+    private(set) var idTags: [IDTag] = []
+
+    /// The error for the first related ID that comes from another store than the one tagged `storeTag`.
+    func foreignIDError(storeTag: UInt32, entity: EntityDescription) -> StrataError? {
+        guard let foreign = idTags.first(where: { $0.storeTag != storeTag }) else { return nil }
+        let property = foreign.field.map { entity.fields[$0].property } ?? foreign.toMany.map { entity.toMany[$0].property }
+        return StrataError(
+            .invalidArgument,
+            "\(entity.name).\(property ?? "?") holds an ID from another store: IDs act only on the store they "
+                + "were read from. Look the object up in this store, or make the ID with EntityID(rawValue:) "
+                + "if you mean this store's row with that number.",
+            entity: entity.name, field: property)
     }
 
     /// Encodes a derived field (read-only: Strata uses it to refuse edits of it).

@@ -12,6 +12,25 @@ extension Row {
             if value.isNull { return [] }
             throw typeMismatch([EntityID<T>].self, value: value, at: index)
         }
-        return try IDList.parse(text).map(EntityID<T>.init(rawValue:))
+        let tag = statement.connection.storeTag
+        return try IDList.parse(text).map { EntityID<T>(rawValue: $0, storeTag: tag) }
+    }
+
+    /// Decodes an ID (an object's own, or a to-one relationship), tagged with the store it comes from.
+    /// Generated code calls this.
+    public func decodeID<T: Entity>(at index: Int32) throws -> EntityID<T> {
+        let value = statement.value(at: index)
+        guard case .integer(let raw) = value else { throw typeMismatch(EntityID<T>.self, value: value, at: index) }
+        return EntityID(rawValue: raw, storeTag: statement.connection.storeTag)
+    }
+
+    /// Decodes an optional to-one relationship, tagged with the store it comes from.
+    public func decodeID<T: Entity>(at index: Int32) throws -> EntityID<T>? {
+        let value = statement.value(at: index)
+        switch value {
+        case .null: return nil
+        case .integer(let raw): return EntityID(rawValue: raw, storeTag: statement.connection.storeTag)
+        default: throw typeMismatch(EntityID<T>?.self, value: value, at: index)
+        }
     }
 }

@@ -79,6 +79,7 @@ public final class DataStack: Sendable {
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches)
         var readerOptions = options
+        readerOptions.storeTag = writer.storeTag
         readerOptions.readOnly = true
         readerOptions.create = false
         self.readers = ReaderPool(files: files, options: readerOptions, capacity: configuration.maximumReaderCount)

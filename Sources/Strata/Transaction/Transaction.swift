@@ -74,6 +74,7 @@ public final class Transaction: ReadContext {
         let statement = try connection.statement(entity.insert)
         var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
         object.encodeFields(to: &encoder)
+        if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
         if let failure = encoder.failure {
             let field = encoder.failedField.flatMap { $0 < entity.description.fields.count ? entity.description.fields[$0].property : nil }
             throw failure.with(entity: name, field: field)
@@ -85,7 +86,7 @@ public final class Transaction: ReadContext {
         } catch {
             throw describeConstraint(error, entity: entity.description)
         }
-        object.id = EntityID(rawValue: id)
+        object.id = EntityID(rawValue: id, storeTag: connection.storeTag)
         changes.recordInsert(entity: name, id: object.id.rawValue)
         guard entity.hasRelationships else { return object }
         // Relationships set in `configure`: follow the foreign keys, store the to-many members.
@@ -120,6 +121,7 @@ public final class Transaction: ReadContext {
     @discardableResult
     public func edit<E: Entity>(_ id: EntityID<E>, _ body: (inout E) throws -> Void) throws -> E {
         try checkOpen()
+        try connection.checkOwn(id)
         let entity = try store.entity(E.self)
         guard let current = try connection.fetchExisting(id, store: store) else {
             throw StrataError(
@@ -136,6 +138,7 @@ public final class Transaction: ReadContext {
         let name = entity.description.name
         let before = FieldEncoder.collect(current)
         let after = FieldEncoder.collect(edited)
+        if let foreign = after.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
         if let index = before.derivedValues.indices.first(where: { before.derivedValues[$0] != after.derivedValues[$0] }) {
             throw StrataError(
                 .invalidEdit,
@@ -200,6 +203,7 @@ public final class Transaction: ReadContext {
     ///   still holds objects.
     public func delete<E: Entity>(_ id: EntityID<E>) throws {
         try checkOpen()
+        try connection.checkOwn(id)
         let entity = try store.entity(E.self)
         let name = entity.description.name
         if store.hasRelationships(name) {

@@ -18,6 +18,8 @@ final class Connection {
         var synchronous: Synchronous = .normal
         /// Called with the SQL of every statement this connection runs (values are never included).
         var trace: (@Sendable (String) -> Void)?
+        /// The tag of the store this connection reads: IDs decoded here carry it (0: none yet).
+        var storeTag: UInt32 = 0
     }
 
     /// SQLite's `synchronous` setting.
@@ -33,6 +35,9 @@ final class Connection {
     private var traceBox: Unmanaged<TraceBox>?
     private let interruptFlag = InterruptFlag()
     private(set) var isClosed = false
+    /// The tag of the store: IDs decoded on this connection carry it, and IDs with another tag are
+    /// refused by the store (see `EntityID`).
+    var storeTag: UInt32
 
     /// Opens (and, unless read-only, creates) a database.
     init(path: String, options: Options) throws(StrataError) {
@@ -56,6 +61,7 @@ final class Connection {
         Collation.register(on: db)
         self.handle = db
         self.path = path
+        self.storeTag = options.storeTag
         // The flag outlives the connection's use of it: the connection holds the flag.
         sqlite3_progress_handler(db, 256, { context in
             guard let context else { return 0 }

@@ -1,6 +1,9 @@
 /// Creates a new store's tables, or checks that an existing store matches the schema.
 enum SchemaSetup {
-    static func prepare(_ connection: Connection, schema: Schema) throws(StrataError) {
+    /// Returns the store's tag (made when the store is, or the first time a store made before tags is
+    /// opened), which the IDs it hands out carry.
+    @discardableResult
+    static func prepare(_ connection: Connection, schema: Schema) throws(StrataError) -> UInt32 {
         let sql = SchemaSQL()
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StrataError) {
@@ -29,11 +32,26 @@ enum SchemaSetup {
                     "The database at \(connection.path) already holds tables (\(tables.sorted().joined(separator: ", "))) "
                         + "that Strata did not create; Strata opens only stores it made. Use a new file.")
             }
+            let tag = try storeTag(connection)
             try connection.execute("COMMIT")
+            connection.storeTag = tag
+            return tag
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// The store's tag, from its metadata; a new random one (never 0) when it has none yet.
+    private static func storeTag(_ connection: Connection) throws(StrataError) -> UInt32 {
+        let statement = try connection.makeStatement("SELECT value FROM \(SchemaSQL.metadataTable) WHERE key = 'store_tag'")
+        if try statement.step(), case .text(let text) = statement.value(at: 0), let tag = UInt32(text), tag != 0 {
+            return tag
+        }
+        let tag = UInt32.random(in: 1...UInt32.max)
+        try connection.execute(
+            "INSERT OR REPLACE INTO \(SchemaSQL.metadataTable) (key, value) VALUES ('store_tag', ?)", [.text(String(tag))])
+        return tag
     }
 
     private static func userTables(_ connection: Connection) throws(StrataError) -> Set<String> {

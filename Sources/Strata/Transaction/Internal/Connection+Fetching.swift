@@ -37,12 +37,25 @@ extension Connection {
         try statement.bind(query.bindings)
         var ids: [EntityID<E>] = []
         while try statement.step() {
-            if case .integer(let id) = statement.value(at: 0) { ids.append(EntityID(rawValue: id)) }
+            if case .integer(let id) = statement.value(at: 0) { ids.append(EntityID(rawValue: id, storeTag: storeTag)) }
         }
         return ids
     }
 
+    /// Refuses an ID that another store handed out (see `EntityID`).
+    func checkOwn<E: Entity>(_ id: EntityID<E>) throws(StrataError) {
+        guard id.belongs(toStoreTagged: storeTag) else {
+            throw StrataError(
+                .invalidArgument,
+                "\(id) comes from another store: IDs act only on the store they were read from (another stack, "
+                    + "or an in-memory store of its own). Look the object up in this store, or make the ID with "
+                    + "EntityID(rawValue:) if you mean this store's row with that number.",
+                entity: E.entityDescription.name)
+        }
+    }
+
     func fetchExisting<E: Entity>(_ id: EntityID<E>, store: StoreContext) throws -> E? {
+        try checkOwn(id)
         let entity = try store.entity(E.self)
         let statement = try statement(entity.selectByID)
         defer { statement.resetKeepingBindings() }
@@ -104,6 +117,7 @@ extension Connection {
     func fetchExistingByID<E: Entity, C: Collection>(_ ids: C, store: StoreContext) throws -> [EntityID<E>: E]
     where C.Element == EntityID<E> {
         let wanted = Array(ids)
+        for id in wanted { try checkOwn(id) }
         var found: [EntityID<E>: E] = [:]
         for start in stride(from: 0, to: wanted.count, by: 500) {
             let chunk = wanted[start..<min(start + 500, wanted.count)]
