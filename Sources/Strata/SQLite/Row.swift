@@ -7,9 +7,13 @@ import Foundation
 public struct Row {
     @usableFromInline
     let statement: Statement
+    /// The tag of the store the row is read from, taken once per row reader (reading it through the
+    /// statement's unowned connection for every ID would cost a reference check each time).
+    let storeTag: UInt32
 
     init(statement: Statement) {
         self.statement = statement
+        self.storeTag = statement.connection.storeTag
     }
 
     /// Decodes the value of column `index` (0-based) as `V`.

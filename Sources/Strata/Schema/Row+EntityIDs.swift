@@ -12,7 +12,7 @@ extension Row {
             if value.isNull { return [] }
             throw typeMismatch([EntityID<T>].self, value: value, at: index)
         }
-        let tag = statement.connection.storeTag
+        let tag = storeTag
         return try IDList.parse(text).map { EntityID<T>(rawValue: $0, storeTag: tag) }
     }
 
@@ -21,7 +21,7 @@ extension Row {
     public func decodeID<T: Entity>(at index: Int32) throws -> EntityID<T> {
         let value = statement.value(at: index)
         guard case .integer(let raw) = value else { throw typeMismatch(EntityID<T>.self, value: value, at: index) }
-        return EntityID(rawValue: raw, storeTag: statement.connection.storeTag)
+        return EntityID(rawValue: raw, storeTag: storeTag)
     }
 
     /// Decodes an optional to-one relationship, tagged with the store it comes from.
@@ -29,7 +29,7 @@ extension Row {
         let value = statement.value(at: index)
         switch value {
         case .null: return nil
-        case .integer(let raw): return EntityID(rawValue: raw, storeTag: statement.connection.storeTag)
+        case .integer(let raw): return EntityID(rawValue: raw, storeTag: storeTag)
         default: throw typeMismatch(EntityID<T>?.self, value: value, at: index)
         }
     }
