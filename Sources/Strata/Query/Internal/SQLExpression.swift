@@ -83,22 +83,25 @@ indirect enum SQLExpression: Sendable {
 
     /// The `AND` of `operands`, flattened into one list (an operand that is one `AND` is not).
     static func conjunction(of operands: [SQLExpression]) -> SQLExpression {
-        var flat: [SQLExpression] = []
-        flat.reserveCapacity(operands.count)
-        for operand in operands {
-            if case .allOf(let inner) = operand { flat += inner } else { flat.append(operand) }
-        }
-        return flat.count == 1 ? flat[0] : .allOf(flat)
+        flattened(operands, make: SQLExpression.allOf) { if case .allOf(let inner) = $0 { inner } else { nil } }
     }
 
     /// The `OR` of `operands`, flattened into one list.
     static func disjunction(of operands: [SQLExpression]) -> SQLExpression {
+        flattened(operands, make: SQLExpression.anyOf) { if case .anyOf(let inner) = $0 { inner } else { nil } }
+    }
+
+    /// `operands` with those that `inner` opens replaced by their own operands, joined by `make`; a
+    /// single operand stands alone.
+    private static func flattened(
+        _ operands: [SQLExpression], make: ([SQLExpression]) -> SQLExpression, inner: (SQLExpression) -> [SQLExpression]?
+    ) -> SQLExpression {
         var flat: [SQLExpression] = []
         flat.reserveCapacity(operands.count)
         for operand in operands {
-            if case .anyOf(let inner) = operand { flat += inner } else { flat.append(operand) }
+            if let nested = inner(operand) { flat += nested } else { flat.append(operand) }
         }
-        return flat.count == 1 ? flat[0] : .anyOf(flat)
+        return flat.count == 1 ? flat[0] : make(flat)
     }
 
     /// How deeply expressions may nest (flat `AND` and `OR` lists count once, whatever their length):
