@@ -119,6 +119,20 @@ struct HardeningTests {
         #expect(try await reopened.fetchExisting(owner.id)?.name == "Grace")
     }
 
+    @Test("queryValue throws typeMismatch for a value of another type; an attributes row gives nil")
+    func queryValueTypeMismatch() async throws {
+        let stack = try await DataStack(coreSchema)
+        try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await stack.queryValue(From<CoreOwner>().select(Int.self, .maximum(\.name)))
+        }
+        #expect(error?.code == .typeMismatch)
+        #expect(try await stack.queryValue(From<CoreOwner>().select(String.self, .maximum(\.name))) == "Ada")
+        let rows = try await stack.queryAttributes(From<CoreOwner>().select(.maximum(\.name, as: "top")))
+        #expect(rows.first?["top", as: Int.self] == nil)
+        #expect(rows.first?["top"] == .text("Ada"))
+    }
+
     // MARK: Floating point
 
     @Test("NaN is refused with an error naming the field, on create, edit and in filters; infinities round-trip")

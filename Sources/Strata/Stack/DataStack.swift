@@ -204,6 +204,10 @@ public final class DataStack: Sendable {
     /// ```swift
     /// let average = try await stack.queryValue(From<Person>().select(Double.self, .average(\.age)))
     /// ```
+    /// - Throws: ``StrataError/Code/typeMismatch`` when the value cannot be read as `T` (the maximum of a
+    ///   text field asked for as an `Int`, say); it is never turned into `nil`, which would look like "no
+    ///   row". ``queryAttributes(_:)`` rows, by contrast, give `nil` from `row[key, as: T.self]` for a
+    ///   value not representable as `T`, and the raw ``DatabaseValue`` from `row[key]`.
     public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) async throws -> T? {
         let store = self.store
         return try await readers.read { try $0.queryValue(query, store: store) }
