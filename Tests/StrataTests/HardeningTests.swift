@@ -133,6 +133,50 @@ struct HardeningTests {
         #expect(rows.first?["top"] == .text("Ada"))
     }
 
+    // MARK: Errors a user can act on
+
+    @Test("a damaged file is reported as corrupt, naming the path, and is left as it is")
+    func corruptFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("damaged.sqlite")
+        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path))
+        try await stack.perform { tx in
+            for index in 0..<2_000 { try tx.create(Into<CoreOwner>()) { $0.name = "owner \(index) " + String(repeating: "x", count: 40) } }
+        }
+        await stack.close()
+        // Overwrite every page after the first with garbage; the header stays valid.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: 4_096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 4_096))
+        try handle.close()
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = await #expect(throws: StrataError.self) {
+            let reopened = try await DataStack(coreSchema, storage: SQLiteStore(path: path))
+            _ = try await reopened.fetchAll(From<CoreOwner>())
+        }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains(path) == true)
+        #expect(error?.sqliteCode == 11)   // SQLITE_CORRUPT
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged)
+    }
+
+    @Test("a full disk is reported as diskFull, naming the path")
+    func diskFull() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("full.sqlite")
+        let connection = try Connection(path: path, options: Connection.Options())
+        defer { connection.close() }
+        try connection.execute("CREATE TABLE t (x BLOB)")
+        // A page limit makes SQLite report SQLITE_FULL, as a full disk does.
+        try connection.execute("PRAGMA max_page_count = 20")
+        let error = #expect(throws: StrataError.self) {
+            for _ in 0..<100 { try connection.execute("INSERT INTO t VALUES (?)", [.blob(Data(count: 4_000))]) }
+        }
+        #expect(error?.code == .diskFull)
+        #expect(error?.message.contains(path) == true)
+    }
+
     // MARK: Floating point
 
     @Test("NaN is refused with an error naming the field, on create, edit and in filters; infinities round-trip")

@@ -17,6 +17,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             case sqlite, uniqueConstraint, constraint, notADatabase, cannotOpen, readOnly, busy, interrupted
             case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
             case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied, reentrantTransaction
+            case corrupt, diskFull, ioError
         }
 
         private let base: Base
@@ -38,6 +39,15 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let busy = Code(.busy)
         /// A statement was interrupted, because its task was cancelled.
         public static let interrupted = Code(.interrupted)
+        /// The database file is damaged ("database disk image is malformed"). Strata never overwrites
+        /// it: restore a backup, or copy out what can be read with SQLite's `.recover` command.
+        public static let corrupt = Code(.corrupt)
+        /// The disk (or the file system's quota) is full: the transaction was rolled back. Free space and
+        /// try again.
+        public static let diskFull = Code(.diskFull)
+        /// The operating system failed a read, a write or a sync of the database files; the extended
+        /// code says which (``StrataError/extendedCode``).
+        public static let ioError = Code(.ioError)
         /// A stored value cannot be read as the field's Swift type.
         public static let typeMismatch = Code(.typeMismatch)
         /// The object does not exist (it was deleted, or the ID belongs to no object).

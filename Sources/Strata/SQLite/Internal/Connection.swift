@@ -147,6 +147,12 @@ final class Connection {
         let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
         let detail = db.flatMap { sqlite3_errmsg($0).map { String(cString: $0) } } ?? String(cString: sqlite3_errstr(rc))
         switch rc & 0xFF {
+        case SQLITE_CANTOPEN where db.map { sqlite3_system_errno($0) } == EROFS:
+            return StrataError(
+                .readOnly,
+                "Cannot create the database at \(path): the file system is read-only. Put the store on a "
+                    + "writable file system.",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
         case SQLITE_CANTOPEN:
             return StrataError(
                 .cannotOpen,
@@ -315,6 +321,16 @@ final class Connection {
             what = "The statement was interrupted because its task was cancelled."
         case SQLITE_CANTOPEN:
             code = .cannotOpen
+        case SQLITE_CORRUPT:
+            code = .corrupt
+            what = "The database at \(path) is damaged (\(text)). Strata leaves the file as it is: restore a "
+                + "backup, or copy out what can be read with the sqlite3 shell's .recover command."
+        case SQLITE_FULL:
+            code = .diskFull
+            what = "The disk holding \(path) is full (\(text)); nothing was written. Free some space and try again."
+        case SQLITE_IOERR:
+            code = .ioError
+            what = "The operating system failed a read, write or sync of \(path) (\(text), extended code \(extended))."
         default:
             code = .sqlite
         }
