@@ -65,7 +65,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataProbe"],
+            dependencies: ["Strata", "StrataProbe", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

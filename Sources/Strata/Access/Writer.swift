@@ -22,7 +22,7 @@ actor Writer {
     private let store: StoreContext
     private let feed: CommitFeed
     private let files: StoreFiles
-    private let logger: Logger
+    private nonisolated let logger: Logger
 
     private var lastDataVersion: Int64?
     /// Assigns the IDs of created objects.
@@ -52,7 +52,7 @@ actor Writer {
             return connection
         }
         let executor = ThreadExecutor(label: "strata.writer")
-        logger.debug("opened writer", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
+        logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger)
     }
 
@@ -123,8 +123,23 @@ actor Writer {
     nonisolated func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
         try checkNotHoldingUnsafe()
-        try await takeTurn()
+        try await takeTurnNoting()
         return try await runTransactionInTurn(body)
+    }
+
+    /// How long a transaction may wait for the writer's turn before the wait is logged at notice level.
+    static let longWait: Duration = .milliseconds(500)
+
+    /// Takes the turn; a wait longer than ``longWait`` is logged (a sign of long transactions ahead).
+    private nonisolated func takeTurnNoting() async throws {
+        if turn.waiterCount == 0, (try? turn.tryAcquire()) != nil { return }
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await takeTurn()
+        let waited = start.duration(to: clock.now)
+        if waited > Self.longWait {
+            logger.notice("waited for the writer", metadata: ["strata.waitMilliseconds": "\(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)"])
+        }
     }
 
     /// Runs a transaction for a caller that holds the turn, and passes the turn on.
@@ -159,8 +174,17 @@ actor Writer {
             return value
         } catch {
             rollback()
-            throw Self.cancellationOrError(error)
+            let reported = Self.cancellationOrError(error)
+            logger.debug("transaction rolled back", metadata: ["strata.error": "\(Self.summary(of: reported))"])
+            throw reported
         }
+    }
+
+    /// An error for the log: its code and message, never values (Strata's messages name entities,
+    /// fields and IDs, and its SQL elides values).
+    private static func summary(of error: any Error) -> String {
+        if let strata = error as? StrataError { return "\(strata.code): \(strata.message)" }
+        return "\(type(of: error))"
     }
 
     private func runBody<T>(_ body: (Transaction) throws -> T, _ transaction: Transaction) -> Result<T, any Error> {

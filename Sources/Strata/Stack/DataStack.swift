@@ -77,7 +77,8 @@ public final class DataStack: Sendable {
             files: files, options: options, store: store, feed: feed, logger: configuration.logger)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
-            maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches)
+            maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,
+            logger: configuration.logger)
         var readerOptions = options
         readerOptions.storeTag = writer.storeTag
         readerOptions.readOnly = true

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Fans the commit feed out to the active observations of one stack, and watches for commits made
@@ -27,7 +28,13 @@ final class ObservationCenter: Sendable {
     private let state = Locked(State())
     private let permits: LeasePool<Void>
 
-    init(feed: CommitFeed, writer: Writer, pollInterval: Duration?, maximumConcurrentFetches: Int) {
+    private let logger: Logger
+
+    init(
+        feed: CommitFeed, writer: Writer, pollInterval: Duration?, maximumConcurrentFetches: Int,
+        logger: Logger = Logger(label: "strata")
+    ) {
+        self.logger = logger
         self.feed = feed
         self.writer = writer
         self.pollInterval = pollInterval
@@ -62,12 +69,14 @@ final class ObservationCenter: Sendable {
                 state.listener = feed.addListener { [weak self] changes in self?.dispatch(changes) }
                 if let pollInterval {
                     let writer = self.writer
+                    let logger = self.logger
                     state.poller = Task { [weak self] in
                         _ = try? await writer.externalChangeCheck()
                         while !Task.isCancelled {
                             do {
                                 try await Task.sleep(for: pollInterval)
                                 if try await writer.externalChangeCheck() {
+                                    logger.trace("external change detected")
                                     self?.dispatch(.external)
                                 }
                             } catch {
