@@ -60,17 +60,31 @@ public struct Schema: Sendable {
     /// The canonical text: entities by name, fields by column, relationships and derived fields by
     /// property, options by their names, each spelled out here.
     var canonicalText: String {
-        "lock2;" + entities.sorted { $0.name < $1.name }.map { entity in
-            let fields = entity.fields.sorted { $0.column < $1.column }.map { field in
+        "lock2;" + entitiesText(inDeclarationOrder: false)
+    }
+
+    /// The canonical text of the first version lock, in declaration order (kept to recognise old stores).
+    var legacyCanonicalText: String {
+        entitiesText(inDeclarationOrder: true)
+    }
+
+    /// Every entity, by name, with its fields, to-many relationships and derived fields, either in
+    /// declaration order or sorted (fields by column, the others by property).
+    private func entitiesText(inDeclarationOrder: Bool) -> String {
+        func ordered<T>(_ items: [T], by key: (T) -> String) -> [T] {
+            inDeclarationOrder ? items : items.sorted { key($0) < key($1) }
+        }
+        return entities.sorted { $0.name < $1.name }.map { entity in
+            let fields = ordered(entity.fields, by: \.column).map { field in
                 let options = field.options.map(Self.name(of:)).sorted().joined(separator: "+")
                 return "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
                     + kindText(field.kind)
             }
-            let toMany = entity.toMany.sorted { $0.property < $1.property }.map { relationship in
+            let toMany = ordered(entity.toMany, by: \.property).map { relationship in
                 "\(relationship.property)>\(entityName(relationship.target)):\(relationship.isOrdered ? "ordered" : "set"):"
                     + (relationship.inverse ?? "")
             }
-            let derived = entity.derived.sorted { $0.property < $1.property }.map {
+            let derived = ordered(entity.derived, by: \.property).map {
                 "\($0.property)=\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))"
             }
             return "\(entity.name)(\(fields.joined(separator: ",")))[\(toMany.joined(separator: ","))]{\(derived.joined(separator: ","))}"
@@ -90,23 +104,6 @@ public struct Schema: Sendable {
         case .coded: ":coded"
         case .toOne(let relationship): ":toOne>\(entityName(relationship.target)):\(relationship.inverse ?? "")"
         }
-    }
-
-    /// The canonical text of the first version lock, in declaration order (kept to recognise old stores).
-    var legacyCanonicalText: String {
-        entities.sorted { $0.name < $1.name }.map { entity in
-            let fields = entity.fields.map { field in
-                let options = field.options.map(Self.name(of:)).sorted().joined(separator: "+")
-                return "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
-                    + kindText(field.kind)
-            }
-            let toMany = entity.toMany.map { relationship in
-                "\(relationship.property)>\(entityName(relationship.target)):\(relationship.isOrdered ? "ordered" : "set"):"
-                    + (relationship.inverse ?? "")
-            }
-            let derived = entity.derived.map { "\($0.property)=\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))" }
-            return "\(entity.name)(\(fields.joined(separator: ",")))[\(toMany.joined(separator: ","))]{\(derived.joined(separator: ","))}"
-        }.joined(separator: ";")
     }
 
     /// The entity name of a referenced type (its type name when it is not part of the schema).
