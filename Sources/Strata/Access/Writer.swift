@@ -77,9 +77,19 @@ actor Writer {
 
     // MARK: Turns
 
-    /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing).
+    /// How long a transaction may wait for the writer's turn before the wait is logged at notice level.
+    static let longWait: Duration = .milliseconds(500)
+
+    /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing). A wait longer
+    /// than ``longWait`` is logged: a sign of long transactions ahead.
     private nonisolated func takeTurn() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
         _ = try await turn.acquire()
+        let waited = start.duration(to: clock.now)
+        if waited > Self.longWait {
+            logger.notice("waited for the writer", metadata: ["strata.wait": "\(waited)"])
+        }
     }
 
     private nonisolated func passTurn() {
@@ -123,23 +133,8 @@ actor Writer {
     nonisolated func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try Task.checkCancellation()
         try checkNotHoldingUnsafe()
-        try await takeTurnNoting()
-        return try await runTransactionInTurn(body)
-    }
-
-    /// How long a transaction may wait for the writer's turn before the wait is logged at notice level.
-    static let longWait: Duration = .milliseconds(500)
-
-    /// Takes the turn; a wait longer than ``longWait`` is logged (a sign of long transactions ahead).
-    private nonisolated func takeTurnNoting() async throws {
-        if turn.waiterCount == 0, (try? turn.tryAcquire()) != nil { return }
-        let clock = ContinuousClock()
-        let start = clock.now
         try await takeTurn()
-        let waited = start.duration(to: clock.now)
-        if waited > Self.longWait {
-            logger.notice("waited for the writer", metadata: ["strata.waitMilliseconds": "\(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)"])
-        }
+        return try await runTransactionInTurn(body)
     }
 
     /// Runs a transaction for a caller that holds the turn, and passes the turn on.
