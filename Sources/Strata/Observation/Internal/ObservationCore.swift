@@ -98,26 +98,25 @@ final class ObservationCore<Value: Sendable>: Sendable {
         let fetch = self.fetch
         let center = self.center
         let readers = self.readers
-        if center.tryFetchPermit() {
-            guard let reader = readers.tryAcquire() else {
-                center.releaseFetchPermit()
-                return startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
-            }
-            Task(executorPreference: reader.executor) { [weak self] in
-                let result: Result<Value, any Error>
-                do {
-                    result = .success(try await reader.lease(returningTo: readers) { connection in
-                        try fetch(previous, changes, connection)
-                    })
-                } catch {
-                    result = .failure(error)
-                }
-                center.releaseFetchPermit()
-                self?.fetchCompleted(epoch: epoch, result)
-            }
-            return
+        guard center.tryFetchPermit() else {
+            return startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
         }
-        startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
+        guard let reader = readers.tryAcquire() else {
+            center.releaseFetchPermit()
+            return startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
+        }
+        Task(executorPreference: reader.executor) { [weak self] in
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await reader.lease(returningTo: readers) { connection in
+                    try fetch(previous, changes, connection)
+                })
+            } catch {
+                result = .failure(error)
+            }
+            center.releaseFetchPermit()
+            self?.fetchCompleted(epoch: epoch, result)
+        }
     }
 
     /// Starts a fetch task on Swift's pool that waits for a permit and a reader.
