@@ -31,19 +31,15 @@ public struct InMemoryStore: Storage {
     /// temporary directory. Chosen once per process, after removing the stores that processes which
     /// no longer run left behind (a crash skips the cleanup of their files).
     static let directory: String = {
+        let temporary = NSTemporaryDirectory()
         let shm = "/dev/shm"
-        var candidates = [NSTemporaryDirectory()]
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: shm, isDirectory: &isDirectory), isDirectory.boolValue,
-            access(shm, W_OK) == 0
-        {
-            candidates.insert(shm, at: 0)
-        }
-        for candidate in candidates { removeOrphans(in: candidate) }
-        if candidates.count == 2, freeSpace(at: shm) ?? 0 < minimumSharedMemorySpace {
-            return candidates[1]
-        }
-        return candidates[0]
+        let hasShm = FileManager.default.fileExists(atPath: shm, isDirectory: &isDirectory) && isDirectory.boolValue
+            && access(shm, W_OK) == 0
+        removeOrphans(in: temporary)
+        guard hasShm else { return temporary }
+        removeOrphans(in: shm)
+        return (freeSpace(at: shm) ?? 0) >= minimumSharedMemorySpace ? shm : temporary
     }()
 
     /// The bytes free to an unprivileged process at `path`.
