@@ -97,6 +97,35 @@ struct ListPublisherTests {
         #expect(diff.insertedIDs == [new.id])
         #expect(diff.deletedIDs == [ada.id])
         #expect(diff.updatedIDs == [linus.id, grace.id])
+        // Linus (new age, last of his section) and Grace (other section) move; nobody else does.
+        #expect(diff.movedIDs == [linus.id, grace.id])
+        for move in diff.moves {
+            #expect(move.from == first.index(of: move.id) && move.to == second.index(of: move.id))
+        }
+        #expect(diff.moves.first { $0.id == linus.id }?.to == ListIndex(section: 1, item: 2))
+        #expect(diff.moves.first { $0.id == grace.id }?.from == ListIndex(section: 0, item: 2))
+        #expect(diff.moves.first { $0.id == grace.id }?.to == ListIndex(section: 1, item: 0))
+    }
+
+    @Test("an unchanged object passed by others is not a move; a changed sort key that keeps the place is not")
+    func moveMinimality() async throws {
+        let stack = try await makeItemStack([("a", 1, 1, nil, false), ("b", 2, 2, nil, false), ("c", 3, 3, nil, false)])
+        var iterator = stack.listPublisher(From<Item>().orderBy(.ascending(\.age))).makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        try await stack.perform { tx in
+            let a = try #require(try tx.fetchOne(From<Item>().where(\.name == "a")))
+            let b = try #require(try tx.fetchOne(From<Item>().where(\.name == "b")))
+            try tx.edit(a) { $0.age = 10 }       // a: first → last
+            try tx.edit(b) { $0.age = 0 }        // b: new age, still first of the others
+        }
+        let second = try #require(try await iterator.next())
+        let diff = try #require(second.diff)
+        #expect(second.items.map(\.name) == ["b", "c", "a"])
+        #expect(first.applying(diff) == second)
+        #expect(diff.moves.map(\.id) == [first.items[0].id])
+        #expect(diff.moves.first?.from == ListIndex(section: 0, item: 0))
+        #expect(diff.moves.first?.to == ListIndex(section: 0, item: 2))
+        #expect(diff.updatedIDs == [first.items[0].id, first.items[1].id])
     }
 
     @Test("random commits: every diff applied to the previous snapshot gives the next, which matches the store",
@@ -107,6 +136,7 @@ struct ListPublisherTests {
         let from = From<Item>().sectionBy(\.age).where(\.score < 8).orderBy(.descending(\.name))
         var iterator = stack.listPublisher(from).makeAsyncIterator()
         var previous = try #require(try await iterator.next())
+        var movesSeen = 0
         for round in 0..<60 {
             let seed = rng.next()
             try await stack.perform { tx in
@@ -140,9 +170,30 @@ struct ListPublisherTests {
                 let next = try #require(try await iterator.next())
                 let diff = try #require(next.diff, "round \(round)")
                 #expect(previous.applying(diff) == next, "round \(round)")
+                checkMoves(diff, from: previous, to: next, round: round)
+                movesSeen += diff.moves.count
                 #expect(next.sections.allSatisfy { section in section.items.allSatisfy { String($0.age) == section.id } })
                 previous = next
             }
+        }
+        #expect(movesSeen > 10)
+    }
+
+    /// Each move names the object's old and new position; an object whose section changed moves; the
+    /// objects in both snapshots that do not move keep their relative order.
+    private func checkMoves(_ diff: ListDiff<Item>, from old: ListSnapshot<Item>, to new: ListSnapshot<Item>, round: Int) {
+        let moved = diff.movedIDs
+        for move in diff.moves {
+            #expect(old[move.from].id == move.id && new[move.to].id == move.id, "round \(round)")
+        }
+        let newIDs = Set(new.itemIDs)
+        let oldIDs = Set(old.itemIDs)
+        let stayingOld = old.itemIDs.filter { newIDs.contains($0) && !moved.contains($0) }
+        let stayingNew = new.itemIDs.filter { oldIDs.contains($0) && !moved.contains($0) }
+        #expect(stayingOld == stayingNew, "round \(round)")
+        for id in stayingNew {
+            let from = old.index(of: id)!, to = new.index(of: id)!
+            #expect(old.sections[from.section].id == new.sections[to.section].id, "round \(round)")
         }
     }
 

@@ -4,7 +4,30 @@
 /// Applying ``sections`` to the old section headers and ``items`` to the old items gives exactly the new
 /// ones (see ``ListSnapshot/applying(_:)``). An object whose values changed appears in ``items`` as a
 /// removal and an insertion, and in ``updatedIDs``.
+///
+/// ``moves`` lists, with their old and new positions, the objects still in the list whose place among
+/// the others changed: a changed sort key, a changed section, or another object that moved past them.
+/// The objects not in ``moves`` keep their order relative to one another, so a UI can animate inserts,
+/// deletes and moves as one batch (and reload ``updatedIDs``). Where several sets of moves would do,
+/// objects whose values changed move before unchanged ones: after `Linus.age = 99`, Linus moves to the
+/// end rather than everyone else moving up.
+///
+/// ```swift
+/// if let diff = list.diff {
+///     for move in diff.moves { print(move.id, move.from, "→", move.to) }
+/// }
+/// ```
 public struct ListDiff<E: Entity>: Sendable {
+    /// An object that changed its place in the list: its position in the old snapshot and in the new one.
+    public struct Move: Hashable, Sendable {
+        /// The object.
+        public let id: EntityID<E>
+        /// Its position in the previous snapshot.
+        public let from: ListIndex
+        /// Its position in the new snapshot.
+        public let to: ListIndex
+    }
+
     /// A section's identity in a diff.
     public struct SectionHeader: Hashable, Sendable {
         /// The section identifier.
@@ -32,8 +55,11 @@ public struct ListDiff<E: Entity>: Sendable {
     public let deletedIDs: Set<EntityID<E>>
     /// Objects still in the list whose values changed.
     public let updatedIDs: Set<EntityID<E>>
-    /// Objects still in the list, unchanged, at another position.
-    public let movedIDs: Set<EntityID<E>>
+    /// Objects still in the list whose place among the others changed, changed or not (see ``moves``).
+    public var movedIDs: Set<EntityID<E>> { Set(moves.map(\.id)) }
+    /// The objects still in the list whose place among the others changed, in the new snapshot's order,
+    /// with their old and new positions. An object may be both moved and in ``updatedIDs``.
+    public let moves: [Move]
     /// Sections that are new.
     public var insertedSections: [String] { sections.insertions.map { change in Self.element(change).id } }
     /// Sections that are gone.
@@ -60,7 +86,61 @@ public struct ListDiff<E: Entity>: Sendable {
         insertedIDs = Set(inserted.keys.filter { removed[$0] == nil })
         deletedIDs = Set(removed.keys.filter { inserted[$0] == nil })
         updatedIDs = Set(inserted.compactMap { id, isMove in !isMove && removed[id] != nil ? id : nil })
-        movedIDs = Set(inserted.compactMap { id, isMove in isMove ? id : nil })
+        moves = Self.moves(from: old, to: new, updated: updatedIDs)
+    }
+
+    /// The objects in both snapshots whose place among the others changed. Unchanged objects are kept in
+    /// place first (the longest run of them in the same relative order stays); the rest of them move.
+    /// An updated object stays in place when it sits between the same two staying neighbours, in the same
+    /// section and in the same order relative to the other updated objects there; otherwise it moves.
+    static func moves(from old: ListSnapshot<E>, to new: ListSnapshot<E>, updated: Set<EntityID<E>>) -> [Move] {
+        let oldPlaces = places(in: old)
+        let newPlaces = places(in: new)
+        let oldSurvivors = old.itemIDs.filter { newPlaces[$0] != nil }
+        let newSurvivors = new.itemIDs.filter { oldPlaces[$0] != nil }
+        guard !newSurvivors.isEmpty else { return [] }
+        // Unchanged objects: those that a minimal edit would move, move.
+        let unchangedOld = oldSurvivors.filter { !updated.contains($0) }
+        let unchangedNew = newSurvivors.filter { !updated.contains($0) }
+        var moved = Set<EntityID<E>>()
+        for change in unchangedNew.difference(from: unchangedOld) {
+            if case .insert(_, let id, _) = change { moved.insert(id) }
+        }
+        // Updated objects: group each by the number of staying unchanged objects before it.
+        func gaps(_ ids: [EntityID<E>]) -> [Int: [EntityID<E>]] {
+            var anchorsBefore = 0
+            var result: [Int: [EntityID<E>]] = [:]
+            for id in ids {
+                if updated.contains(id) { result[anchorsBefore, default: []].append(id) }
+                else if !moved.contains(id) { anchorsBefore += 1 }
+            }
+            return result
+        }
+        let oldGaps = gaps(oldSurvivors)
+        let newGaps = gaps(newSurvivors)
+        for (gap, newIDs) in newGaps {
+            let oldIDs = (oldGaps[gap] ?? []).filter(Set(newIDs).contains)
+            let staying = Set(oldIDs)
+            for id in newIDs where !staying.contains(id) { moved.insert(id) }
+            for change in newIDs.filter(staying.contains).difference(from: oldIDs) {
+                if case .insert(_, let id, _) = change { moved.insert(id) }
+            }
+        }
+        // A change of section is a move too.
+        for id in newSurvivors where oldPlaces[id]!.sectionID != newPlaces[id]!.sectionID { moved.insert(id) }
+        return newSurvivors.compactMap { id in
+            moved.contains(id) ? Move(id: id, from: oldPlaces[id]!.index, to: newPlaces[id]!.index) : nil
+        }
+    }
+
+    private static func places(in snapshot: ListSnapshot<E>) -> [EntityID<E>: (index: ListIndex, sectionID: String)] {
+        var result: [EntityID<E>: (index: ListIndex, sectionID: String)] = [:]
+        for (sectionIndex, section) in snapshot.sections.enumerated() {
+            for (itemIndex, object) in section.items.enumerated() {
+                result[object.id] = (ListIndex(section: sectionIndex, item: itemIndex), section.id)
+            }
+        }
+        return result
     }
 
     /// `difference` with each object of `updated` removed and inserted again, unassociated, so that it

@@ -6,7 +6,7 @@ import Synchronization
 /// ```swift
 /// for try await list in stack.listPublisher(From<Person>().sectionBy(\.age).orderBy(.ascending(\.name))) {
 ///     for section in list.sections { print(section.name ?? "", section.items.map(\.name)) }
-///     if let diff = list.diff { apply(diff.insertedIDs, diff.deletedIDs, diff.updatedIDs, diff.movedIDs) }
+///     if let diff = list.diff { apply(diff.insertedIDs, diff.deletedIDs, diff.updatedIDs, diff.moves) }
 /// }
 /// ```
 /// Two snapshots are equal when they hold the same sections with the same objects (the diff is not
