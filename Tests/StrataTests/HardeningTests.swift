@@ -208,6 +208,29 @@ struct HardeningTests {
         }
     }
 
+    @Test("-0.0 round-trips in Double and Float fields, on both kinds of storage, and still equals 0 in filters")
+    func negativeZero() async throws {
+        for kind in [StoreKind.inMemory, .file] {
+            let (stack, directory) = try await makeStack(kind)
+            defer { withExtendedLifetime(directory) {} }
+            let onFile = kind == .file
+            let object = try await stack.perform { tx in
+                try tx.create(Into<AllTypes>()) {
+                    $0.double = -0.0
+                    $0.float = -0.0
+                }
+            }
+            let stored = try #require(try await stack.fetchExisting(object.id))
+            #expect(stored.double == 0 && stored.double.sign == .minus, "on file: \(onFile)")
+            #expect(stored.float == 0 && stored.float.sign == .minus, "on file: \(onFile)")
+            #expect(try await stack.fetchCount(From<AllTypes>().where(\.double == 0)) == 1)
+            #expect(try await stack.fetchCount(From<AllTypes>().where(\.double == -0.0)) == 1)
+            let positive = try await stack.perform { tx in try tx.create(Into<AllTypes>()) { $0.double = 3 } }
+            #expect(try await stack.fetchExisting(positive.id)?.double == 3)
+            #expect(try await stack.fetchCount(From<AllTypes>().where(\.double > 2.5)) == 1)
+        }
+    }
+
     // MARK: Silent no-ops
 
     @Test("a negative busy timeout is refused")

@@ -46,7 +46,9 @@ extension DatabaseValue: CustomStringConvertible {
     }
 }
 
-/// The type affinity Strata declares for a column.
+/// How Strata stores a field's values: the type affinity it declares for the column, except for
+/// ``real``, whose columns are declared without a type so that SQLite keeps `-0.0` and other floats
+/// exactly as written.
 public enum StorageClass: String, Sendable, Hashable {
     /// `INTEGER`: Bool, fixed-width integers.
     case integer = "INTEGER"

@@ -25,7 +25,12 @@ struct SQLiteDialect: SQLDialect {
 
     func placeholder(_ index: Int) -> String { "?" }
 
-    func columnType(_ storageClass: StorageClass) -> String { storageClass.rawValue }
+    /// A real column is declared without a type (SQLite's `BLOB` affinity, which keeps every value as
+    /// bound): with `REAL` affinity SQLite writes a float without a fractional part as an integer, so
+    /// `-0.0` would read back as `0.0`. Comparisons are unaffected (numbers compare as numbers).
+    func columnType(_ storageClass: StorageClass) -> String {
+        storageClass == .real ? "" : storageClass.rawValue
+    }
 
     /// A row ID alias without `AUTOINCREMENT`: the writer assigns IDs itself and never reuses one, even
     /// after deletes (see `IDAllocator`), so an ID seen by an observer or kept in history always names

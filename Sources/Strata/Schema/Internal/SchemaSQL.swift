@@ -42,7 +42,8 @@ struct SchemaSQL {
         var columns = [dialect.primaryKeyDeclaration]
         var indexes: [String] = []
         for field in entity.fields {
-            var column = "\(dialect.quote(field.column)) \(dialect.columnType(field.storageClass))"
+            let type = dialect.columnType(field.storageClass)
+            var column = dialect.quote(field.column) + (type.isEmpty ? "" : " " + type)
             if !field.isOptional { column += " NOT NULL" }
             if field.isUnique { column += " UNIQUE" }
             if let toOne = graph.toOne[entity.name]?.first(where: { $0.column == field.column }) {
