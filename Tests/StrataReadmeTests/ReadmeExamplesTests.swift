@@ -217,11 +217,21 @@ func readmeObservationSnippets(stack: DataStack, ada: Person) async throws {
     // A sectioned list, each snapshot with its diff from the previous one.
     for try await list in stack.listPublisher(From<Person>().sectionBy(\.age) { "Age \($0)" }.orderBy(.ascending(\.name))) {
         for section in list.sections { print(section.name ?? "", section.items.map(\.name)) }
-        if let diff = list.diff { print(diff.insertedIDs, diff.deletedIDs, diff.updatedIDs, diff.movedIDs) }
+        if let diff = list.diff {
+            print(diff.insertedIDs, diff.deletedIDs, diff.updatedIDs)
+            for move in diff.moves { print(move.id, move.from, "→", move.to) }   // positions: section and item
+        }
     }
 
     // A count.
     for try await adults in stack.countPublisher(From<Person>().where(\.age >= 18)) { print(adults) }
+}
+
+func readmeConfiguration(schema: Schema, path: String) async throws -> DataStack {
+    var configuration = DataStack.Configuration(maximumReaderCount: 8)   // and `logger:`, a swift-log Logger
+    configuration.longWaitThreshold = .milliseconds(100)   // log waits for the writer or a reader past 100 ms
+    let stack = try await DataStack(schema, storage: SQLiteStore(path: path), configuration: configuration)
+    return stack
 }
 
 func streamPeople(to client: some ClientConnection, stack: DataStack) async throws {

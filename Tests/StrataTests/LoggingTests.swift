@@ -74,4 +74,42 @@ struct LoggingTests {
         }
         #expect(records.allSatisfy { $0.metadata.keys.allSatisfy { $0.hasPrefix("strata.") } })
     }
+
+    @Test("waits for a reader and for the writer past the threshold are logged at notice, with the time and the pool")
+    func longWaits() async throws {
+        for threshold in [Duration.zero, nil] {
+            let logs = CapturedLogs()
+            var configuration = DataStack.Configuration(maximumReaderCount: 1)
+            configuration.logger = logs.logger()
+            configuration.longWaitThreshold = threshold
+            let stack = try await DataStack(coreSchema, configuration: configuration)
+            // A read waits while the only reader is held.
+            let reading = Latch()
+            let reader = Task { try await stack.read { _ in reading.hold() } }
+            await reading.reached()
+            let waitingRead = Task { try await stack.fetchCount(From<CoreOwner>()) }
+            while stack.readers.waiterCount == 0 { await Task.yield() }
+            reading.release()
+            try await reader.value
+            #expect(try await waitingRead.value == 0)
+            // A transaction waits while another holds the writer.
+            let writing = Latch()
+            let writer = Task { try await stack.perform { _ in writing.hold() } }
+            await writing.reached()
+            let waitingWrite = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
+            while stack.writerWaiterCount == 0 { await Task.yield() }
+            writing.release()
+            try await writer.value
+            _ = try await waitingWrite.value
+            let waits = logs.all.filter { $0.metadata["strata.wait"] != nil }
+            if threshold == nil {
+                #expect(waits.isEmpty)
+            } else {
+                let read = try #require(waits.first { $0.message == "waited for a connection" })
+                #expect(read.level == .notice && read.metadata["strata.pool"] == "strata.reader")
+                let write = try #require(waits.first { $0.message == "waited for the writer" })
+                #expect(write.level == .notice && write.metadata["strata.pool"] == "strata.writer")
+            }
+        }
+    }
 }

@@ -12,12 +12,17 @@ final class ReaderPool: Sendable {
     private let files: StoreFiles
     private let options: Connection.Options
     private let label: String
+    private let waitLog: WaitLog?
     private let opened = Atomic<Int>(0)
     /// The executors of every connection opened, for tests of closing.
     private let created = Locked<[ThreadExecutor]>([])
     let capacity: Int
 
-    init(files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader") {
+    init(
+        files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader",
+        waitLog: WaitLog? = nil
+    ) {
+        self.waitLog = waitLog
         self.files = files
         self.options = options
         self.capacity = capacity
@@ -34,7 +39,15 @@ final class ReaderPool: Sendable {
 
     /// Takes a connection for exclusive use: give it back with ``giveBack(_:)``, or ``discard(_:)`` it.
     func acquire() async throws -> ReaderConnection {
-        switch try await leases.acquire() {
+        let grant: LeasePool<ReaderConnection>.Grant
+        if let ready = try leases.tryAcquire() {
+            grant = ready
+        } else if let waitLog {
+            grant = try await waitLog.timing("waited for a connection", pool: label) { try await leases.acquire() }
+        } else {
+            grant = try await leases.acquire()
+        }
+        switch grant {
         case .resource(let reader):
             return reader
         case .create:

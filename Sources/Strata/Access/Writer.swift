@@ -23,6 +23,7 @@ actor Writer {
     private let feed: CommitFeed
     private let files: StoreFiles
     private nonisolated let logger: Logger
+    private nonisolated let waitLog: WaitLog
 
     private var lastDataVersion: Int64?
     /// Assigns the IDs of created objects.
@@ -43,7 +44,8 @@ actor Writer {
 
     /// Opens the write connection on its own executor and prepares the schema there.
     static func open(
-        files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger
+        files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger,
+        longWait: Duration? = nil
     ) async throws -> Writer {
         let schema = store.schema
         let connection = try await OffPool.run { () throws -> sending Connection in
@@ -53,12 +55,14 @@ actor Writer {
         }
         let executor = ThreadExecutor(label: "strata.writer")
         logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
-        return Writer(executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger)
+        return Writer(
+            executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger,
+            waitLog: WaitLog(logger: logger, threshold: longWait))
     }
 
     private init(
         executor: ThreadExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
-        files: StoreFiles, logger: Logger
+        files: StoreFiles, logger: Logger, waitLog: WaitLog
     ) {
         self.executor = executor
         self.interruptHandle = connection.interruptHandle
@@ -68,6 +72,7 @@ actor Writer {
         self.feed = feed
         self.files = files
         self.logger = logger
+        self.waitLog = waitLog
     }
 
     isolated deinit {
@@ -77,19 +82,10 @@ actor Writer {
 
     // MARK: Turns
 
-    /// How long a transaction may wait for the writer's turn before the wait is logged at notice level.
-    static let longWait: Duration = .milliseconds(500)
-
     /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing). A wait longer
-    /// than ``longWait`` is logged: a sign of long transactions ahead.
+    /// than the configured threshold is logged: a sign of long transactions ahead.
     private nonisolated func takeTurn() async throws {
-        let clock = ContinuousClock()
-        let start = clock.now
-        _ = try await turn.acquire()
-        let waited = start.duration(to: clock.now)
-        if waited > Self.longWait {
-            logger.notice("waited for the writer", metadata: ["strata.wait": "\(waited)"])
-        }
+        _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") { try await turn.acquire() }
     }
 
     private nonisolated func passTurn() {

@@ -16,8 +16,15 @@ extension DataStack {
         /// mode: durable against application crashes, and against power loss up to the last checkpoint;
         /// `.off` for in-memory stores).
         public var synchronous: Synchronous?
-        /// Where Strata logs (at debug and trace levels, with `strata.` metadata keys).
+        /// Where Strata logs, with `strata.` metadata keys and never a stored value: the store ready
+        /// (info), rolled-back transactions and their errors (debug), long waits (notice, see
+        /// ``longWaitThreshold``), commits and changes from other processes (trace).
         public var logger: Logger
+        /// A wait for the writer's turn or for a reader connection longer than this is logged at notice
+        /// level, with the time waited (`strata.wait`) and what was waited for (`strata.pool`); `nil` logs
+        /// none. Default: 500 ms. Frequent long waits mean long transactions, or too few readers
+        /// (``maximumReaderCount``) for the load.
+        public var longWaitThreshold: Duration? = .milliseconds(500)
         /// How often active publishers check for commits made outside this stack (another process, or
         /// another `DataStack` on the same file), through SQLite's `PRAGMA data_version`; `nil` turns the
         /// check off. Default: every 250 ms, and only while some publisher is being iterated.

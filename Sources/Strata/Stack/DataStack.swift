@@ -74,7 +74,8 @@ public final class DataStack: Sendable {
         self.feed = feed
         self.files = files
         self.writer = try await Writer.open(
-            files: files, options: options, store: store, feed: feed, logger: configuration.logger)
+            files: files, options: options, store: store, feed: feed, logger: configuration.logger,
+            longWait: configuration.longWaitThreshold)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,
@@ -83,10 +84,12 @@ public final class DataStack: Sendable {
         readerOptions.storeTag = writer.storeTag
         readerOptions.readOnly = true
         readerOptions.create = false
-        self.readers = ReaderPool(files: files, options: readerOptions, capacity: configuration.maximumReaderCount)
+        let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
+        self.readers = ReaderPool(
+            files: files, options: readerOptions, capacity: configuration.maximumReaderCount, waitLog: waitLog)
         self.cursors = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
-            label: "strata.cursor")
+            label: "strata.cursor", waitLog: waitLog)
     }
 
     // MARK: Writing
