@@ -52,6 +52,8 @@ struct ReadmeExamplesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("app.sqlite").path
 
+        #expect(readmeDescription() == #"From<Person> where age >= 18 AND name CONTAINS[c] "ad" order by name ascending"#)
+
         // Quick start
         let stack = try await DataStack(Schema("V1", Person.self, Post.self), storage: SQLiteStore(path: path))
 
@@ -232,6 +234,12 @@ func readmeConfiguration(schema: Schema, path: String) async throws -> DataStack
     configuration.longWaitThreshold = .milliseconds(100)   // log waits for the writer or a reader past 100 ms
     let stack = try await DataStack(schema, storage: SQLiteStore(path: path), configuration: configuration)
     return stack
+}
+
+func readmeDescription() -> String {
+    let text = "\(From<Person>().where(\.age >= 18 && .contains(\.name, "ad", caseInsensitive: true)).orderBy(.ascending(\.name)))"
+    // From<Person> where age >= 18 AND name CONTAINS[c] "ad" order by name ascending
+    return text
 }
 
 func streamPeople(to client: some ClientConnection, stack: DataStack) async throws {

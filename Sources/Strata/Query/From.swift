@@ -106,6 +106,8 @@ public struct From<E: Entity>: Sendable {
 struct Prefetch<E: Entity>: Sendable {
     /// The entity name of the target, which observation would depend on.
     let target: String
+    /// The relationship's property name, for descriptions.
+    let property: String
     /// Replaces each object's relationship ID by one that carries the object it names.
     let load: @Sendable (inout [E], Connection, StoreContext) throws -> Void
     /// Whether two versions of an object carry equal prefetched objects (or none).
@@ -113,6 +115,11 @@ struct Prefetch<E: Entity>: Sendable {
 
     init<Target: Entity>(_ relationship: any WritableKeyPath<E, EntityID<Target>?> & Sendable) {
         target = Target.entityDescription.name
+        if case .field(let index) = E.member(for: relationship) {
+            property = E.entityDescription.fields[index].property
+        } else {
+            property = "\(relationship)"
+        }
         isSameLoaded = { old, new in old[keyPath: relationship]?.object == new[keyPath: relationship]?.object }
         load = { objects, connection, store in
             let wanted = Set(objects.compactMap { $0[keyPath: relationship] })

@@ -8,8 +8,8 @@
 /// Compare it like a key path; the result is a ``Where`` that matches objects whose related object
 /// (or chain of related objects) matches. A `nil` relationship never matches.
 public struct RelatedPath<Root: Entity, Value>: Sendable {
-    /// The to-one relationships to follow, from the root: (entity name, field index).
-    let hops: [(entity: String, field: Int)]
+    /// The to-one relationships to follow, from the root: (entity name, field index, property name).
+    let hops: [(entity: String, field: Int, property: String)]
     /// The column at the end of the chain, or why there is none.
     let column: Result<ColumnRef, StrataError>
     /// The entity that holds that column.
@@ -18,7 +18,7 @@ public struct RelatedPath<Root: Entity, Value>: Sendable {
     /// Wraps a condition on the last entity in `related` tests, innermost hop first.
     func wrap(_ condition: SQLExpression) -> Where<Root> {
         if case .failure(let error) = column { return Where(.invalid(error)) }
-        let wrapped = hops.reversed().reduce(condition) { inner, hop in .related(entity: hop.entity, field: hop.field, inner) }
+        let wrapped = hops.reversed().reduce(condition) { inner, hop in .related(entity: hop.entity, field: hop.field, property: hop.property, inner) }
         return Where(wrapped)
     }
 
@@ -43,13 +43,13 @@ infix operator ~ : RelationshipChainPrecedence
 
 private func toOneHop<Root: Entity, Target: Entity>(
     _ keyPath: KeyPath<Root, EntityID<Target>?>
-) -> Result<(entity: String, field: Int), StrataError> {
+) -> Result<(entity: String, field: Int, property: String), StrataError> {
     guard case .field(let index) = Root.member(for: keyPath), Root.entityDescription.fields[index].toOne != nil else {
         return .failure(StrataError(
             .unsupportedQuery, "A ~ chain starts with a to-one relationship (@Relationship) of \(Root.self).",
             entity: Root.entityDescription.name))
     }
-    return .success((Root.entityDescription.name, index))
+    return .success((Root.entityDescription.name, index, Root.entityDescription.fields[index].property))
 }
 
 /// A path from a to-one relationship to a field of the related entity: `\.owner ~ \.name`.
@@ -77,7 +77,7 @@ public func ~ <Root: Entity, Middle: Entity, Value>(
         return RelatedPath(hops: lhs.hops, column: .failure(error ?? StrataError(.unsupportedQuery, "Invalid ~ chain.")), last: nil)
     }
     return RelatedPath(
-        hops: lhs.hops + [(last.name, index)], column: ColumnResolver.column(for: rhs), last: Middle.entityDescription)
+        hops: lhs.hops + [(last.name, index, last.fields[index].property)], column: ColumnResolver.column(for: rhs), last: Middle.entityDescription)
 }
 
 extension Result {

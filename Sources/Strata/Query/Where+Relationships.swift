@@ -14,7 +14,7 @@ extension Where {
             return Where(.invalid(StrataError(
                 .unsupportedQuery, "Where.related needs a to-one relationship (@Relationship) of \(E.self).", entity: entity.name)))
         }
-        return Where(.related(entity: entity.name, field: index, condition.expression))
+        return Where(.related(entity: entity.name, field: index, property: entity.fields[index].property, condition.expression))
     }
 
     /// At least one object of the unordered to-many relationship matches `condition`.
@@ -45,7 +45,7 @@ extension Where {
                 entity: entity.name)))
         }
         return Where(all
-            ? .allRelated(entity: entity.name, toMany: index, condition.expression)
-            : .anyRelated(entity: entity.name, toMany: index, condition.expression))
+            ? .allRelated(entity: entity.name, toMany: index, property: entity.toMany[index].property, condition.expression)
+            : .anyRelated(entity: entity.name, toMany: index, property: entity.toMany[index].property, condition.expression))
     }
 }

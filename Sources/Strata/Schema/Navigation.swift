@@ -57,16 +57,20 @@ extension Entity {
 struct ToOneHop: Sendable, Hashable {
     let column: String
     let target: String
+    /// The relationship's property name, for descriptions.
+    let property: String
 
     /// The hop through field `index` of `entity` into `target`.
     init(_ entity: EntityDescription, field index: Int, into target: EntityDescription) {
         self.column = entity.fields[index].column
         self.target = target.name
+        self.property = entity.fields[index].property
     }
 
-    init(column: String, target: String) {
+    init(column: String, target: String, property: String) {
         self.column = column
         self.target = target
+        self.property = property
     }
 }
 

@@ -293,3 +293,12 @@ public final class DataStack: Sendable {
         feed.subscribe()
     }
 }
+
+extension DataStack: CustomStringConvertible {
+    /// The schema version, its entities and the store: `DataStack(Schema "V1": Person, Pet; file
+    /// /data/app.sqlite; 4 readers)`, or `in-memory` for an ``InMemoryStore``.
+    public var description: String {
+        let store = files.isTemporary ? "in-memory" : "file \(path)"
+        return "DataStack(\(schema); \(store); \(readers.capacity) readers)"
+    }
+}

@@ -28,10 +28,10 @@ extension SQLExpression {
             return operand.dependencies(graph: graph, depth: depth).union(lower.dependencies(graph: graph, depth: depth)).union(upper.dependencies(graph: graph, depth: depth))
         case .text(_, let left, let right, _):
             return left.dependencies(graph: graph, depth: depth).union(right.dependencies(graph: graph, depth: depth))
-        case .related(let entity, let field, let condition):
+        case .related(let entity, let field, _, let condition):
             let target = graph.toOne[entity]?.first { $0.fieldIndex == field }?.target
             return condition.dependencies(graph: graph, depth: depth).union([target].compactMap { $0 })
-        case .anyRelated(let entity, let index, let condition), .allRelated(let entity, let index, let condition):
+        case .anyRelated(let entity, let index, _, let condition), .allRelated(let entity, let index, _, let condition):
             return condition.dependencies(graph: graph, depth: depth).union([graph.toMany(entity, index)?.target].compactMap { $0 })
         }
     }

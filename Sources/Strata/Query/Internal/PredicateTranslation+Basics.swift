@@ -111,7 +111,7 @@ extension PredicateTranslator {
         column.through = reference.through
         if !reference.isOwnID {
             // The ID is held in a column of the object: follow it. (An object's own ID leads back to it.)
-            column.through.append(ToOneHop(column: reference.column, target: T.entityDescription.name))
+            column.through.append(ToOneHop(column: reference.column, target: T.entityDescription.name, property: reference.property))
         }
         return .scalar(.column(column))
     }

@@ -50,11 +50,11 @@ extension QueryBuilder {
             query.sql += "NOT coalesce("
             try render(operand, qualifier: qualifier, into: &query, depth: depth)
             query.sql += ", 0)"
-        case .related(let entity, let field, let condition):
+        case .related(let entity, let field, _, let condition):
             try renderRelated(entity, field, condition, outer: qualifier, into: &query, depth: depth)
-        case .anyRelated(let entity, let index, let condition):
+        case .anyRelated(let entity, let index, _, let condition):
             try renderMembers(entity, index, condition, all: false, outer: qualifier, into: &query, depth: depth)
-        case .allRelated(let entity, let index, let condition):
+        case .allRelated(let entity, let index, _, let condition):
             try renderMembers(entity, index, condition, all: true, outer: qualifier, into: &query, depth: depth)
         case .invalid(let error):
             throw error

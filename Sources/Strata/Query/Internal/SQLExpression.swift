@@ -63,11 +63,11 @@ indirect enum SQLExpression: Sendable {
     case not(SQLExpression)
     /// The to-one relationship (field index of `entity`) points to an object that matches the condition,
     /// whose columns belong to the target entity.
-    case related(entity: String, field: Int, SQLExpression)
+    case related(entity: String, field: Int, property: String, SQLExpression)
     /// At least one object of the to-many relationship (index of `entity`) matches the condition.
-    case anyRelated(entity: String, toMany: Int, SQLExpression)
+    case anyRelated(entity: String, toMany: Int, property: String, SQLExpression)
     /// Every object of the to-many relationship (index of `entity`) matches the condition (true when empty).
-    case allRelated(entity: String, toMany: Int, SQLExpression)
+    case allRelated(entity: String, toMany: Int, property: String, SQLExpression)
     /// A part that could not be built; rendering throws its error.
     case invalid(StrataError)
 
