@@ -166,6 +166,18 @@ final class Connection {
             return StrataError(
                 .notADatabase, "The file at \(path) is not a SQLite database; it was left untouched.",
                 sqliteCode: rc & 0xFF, extendedCode: extended)
+        // Opening reads the file's header (and may recover a hot journal), so a failed read or a full
+        // disk can end it: report them as they are reported for statements, not as `cannotOpen`.
+        case SQLITE_IOERR:
+            return StrataError(
+                .ioError,
+                "The operating system failed a read, write or sync of \(path) while opening it (\(detail), "
+                    + "extended code \(extended)).",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
+        case SQLITE_FULL:
+            return StrataError(
+                .diskFull, "The disk holding \(path) is full (\(detail)). Free some space and try again.",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
         default:
             return StrataError(
                 .cannotOpen, "Cannot open the database at \(path): \(detail).",
