@@ -36,6 +36,10 @@ extension DataStack {
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
         /// are bound parameters and never appear in it. For debugging and logging; keep it fast.
         public var statementTrace: (@Sendable (String) -> Void)?
+        /// The name of a registered SQLite VFS that every connection of the stack (the writer, the
+        /// readers, the cursors) opens the store through; `nil` for SQLite's default. Internal: tests
+        /// set it (through `@testable import`) to inject I/O faults.
+        var vfsName: String?
 
         /// The default configuration, logging to a `Logger` labelled "strata".
         public init(

@@ -66,6 +66,7 @@ public final class DataStack: Sendable {
         options.busyTimeoutMilliseconds = Int32(clamping: milliseconds)
         options.synchronous = (configuration.synchronous ?? location.defaultSynchronous).connectionValue
         options.trace = configuration.statementTrace
+        options.vfsName = configuration.vfsName
         let store = try StoreContext(schema: schema)
         let feed = CommitFeed()
         self.schema = schema

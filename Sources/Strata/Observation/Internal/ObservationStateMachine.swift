@@ -5,6 +5,8 @@
 /// - Consumers only ever receive the newest value: a slow consumer skips stale ones, so nothing grows.
 /// - With no consumer left the observation deactivates and forgets its value; a fetch that completes
 ///   after that is dropped (its epoch is stale).
+/// - A failed fetch ends every consumer with its error; once all have received it, the observation
+///   deactivates, so a later consumer starts over.
 struct ObservationStateMachine<Value: Sendable> {
     typealias Continuation = CheckedContinuation<Value?, any Error>
 
@@ -77,6 +79,7 @@ struct ObservationStateMachine<Value: Sendable> {
         if let failure {
             consumers[id] = nil
             actions.resume.append((continuation, .failure(failure)))
+            deactivateIfUnused(&actions)
             return actions
         }
         if generation > consumer.delivered, let value {
@@ -96,15 +99,25 @@ struct ObservationStateMachine<Value: Sendable> {
         if let waiting = consumer.waiting {
             actions.resume.append((waiting, .success(nil)))
         }
-        if consumers.isEmpty, isActive {
-            isActive = false
-            epoch += 1
-            value = nil
-            pending = []
-            fetching = .idle
-            actions.deactivate = true
-        }
+        deactivateIfUnused(&actions)
         return actions
+    }
+
+    /// With no consumer left the observation stops: it unregisters and forgets its value, and a fetch
+    /// still running is dropped (its epoch is stale). The next consumer starts it anew, with a fresh
+    /// fetch and no failure.
+    ///
+    /// A consumer that receives the failure of a fetch is removed, so a failed observation stops here
+    /// once every consumer has seen the failure: an iterator made after that (once an I/O error is
+    /// over, say) starts over, instead of being handed the old failure forever.
+    private mutating func deactivateIfUnused(_ actions: inout Actions) {
+        guard consumers.isEmpty, isActive else { return }
+        isActive = false
+        epoch += 1
+        value = nil
+        pending = []
+        fetching = .idle
+        actions.deactivate = true
     }
 
     mutating func changeArrived(_ changes: ChangeSet) -> Actions {
@@ -155,6 +168,7 @@ struct ObservationStateMachine<Value: Sendable> {
                 }
             }
             fetching = .idle
+            deactivateIfUnused(&actions)
             return actions
         }
         if case .running(dirty: true) = fetching {

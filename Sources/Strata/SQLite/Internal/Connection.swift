@@ -20,6 +20,9 @@ final class Connection {
         var trace: (@Sendable (String) -> Void)?
         /// The tag of the store this connection reads: IDs decoded here carry it (0: none yet).
         var storeTag: UInt32 = 0
+        /// The name of a registered SQLite VFS to open the file through (`nil`: the default VFS). For
+        /// tests that inject I/O faults; not public.
+        var vfsName: String?
     }
 
     /// SQLite's `synchronous` setting.
@@ -49,7 +52,7 @@ final class Connection {
             if options.create { flags |= SQLITE_OPEN_CREATE }
         }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, options.vfsName)
         if db != nil { Connection.handleCounter?.opened.add(1, ordering: .relaxed) }
         guard rc == SQLITE_OK, let db else {
             let error = Connection.openError(rc: rc, db: db, path: path)
@@ -162,6 +165,18 @@ final class Connection {
         case SQLITE_NOTADB:
             return StrataError(
                 .notADatabase, "The file at \(path) is not a SQLite database; it was left untouched.",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
+        // Opening reads the file's header (and may recover a hot journal), so a failed read or a full
+        // disk can end it: report them as they are reported for statements, not as `cannotOpen`.
+        case SQLITE_IOERR:
+            return StrataError(
+                .ioError,
+                "The operating system failed a read, write or sync of \(path) while opening it (\(detail), "
+                    + "extended code \(extended)).",
+                sqliteCode: rc & 0xFF, extendedCode: extended)
+        case SQLITE_FULL:
+            return StrataError(
+                .diskFull, "The disk holding \(path) is full (\(detail)). Free some space and try again.",
                 sqliteCode: rc & 0xFF, extendedCode: extended)
         default:
             return StrataError(
