@@ -24,6 +24,17 @@ func outcome(_ stack: DataStack, _ filter: @autoclosure () throws -> Where<Probe
     }
 }
 
+// `strata-probe hold <path>`: opens a store at `path` (WAL, so SQLite keeps its shared-memory file
+// locked), prints "holding", and keeps it open until standard input ends; then exits without closing,
+// as a crashed process would.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "hold" {
+    let held = try await DataStack(Schema("V1", ProbeItem.self), storage: SQLiteStore(path: CommandLine.arguments[2]))
+    try await held.perform { tx in _ = try tx.create(Into<ProbeItem>()) { $0.name = "held" } }
+    FileHandle.standardOutput.write(Data("holding\n".utf8))   // unbuffered, unlike print
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    exit(0)
+}
+
 let terms = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
 let stack = try await DataStack(Schema("V1", ProbeItem.self))
 try await stack.perform { tx in

@@ -329,6 +329,45 @@ struct HardeningTests {
         #expect(InMemoryStore.freeSpace(at: directory.path) ?? 0 > 0)
     }
 
+    @Test("stores named by older versions or other namespaces are removed once no process has them open")
+    func orphansWithoutLiveOwner() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-orphans-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        // An old-format store (`strata-memory-<pid>-<uuid>`) held open by another process.
+        let held = "strata-memory-\(Int32.max)-\(UUID()).sqlite"
+        let probe = try #require(LongFilterTests.probeExecutable(), "the StrataProbe executable was not found")
+        let holder = Process()
+        holder.executableURL = probe
+        holder.arguments = ["hold", path(held)]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        let line = output.fileHandleForReading.availableData   // blocks until the probe says it holds the store
+        #expect(String(decoding: line, as: UTF8.self).hasPrefix("holding"))
+        // Old-format sets nobody holds: one left by a crash (with a `-shm`), one long abandoned (without).
+        let crashed = "strata-memory-12345-\(UUID()).sqlite"
+        let abandoned = "strata-memory-\(InMemoryStore.pidNamespace &+ 1)-1-\(UUID()).sqlite"
+        let young = "strata-memory-12345-\(UUID()).sqlite"
+        for name in [crashed, crashed + "-wal", crashed + "-shm", abandoned, young] {
+            _ = FileManager.default.createFile(atPath: path(name), contents: Data())
+        }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-2 * InMemoryStore.abandonedAge)], ofItemAtPath: path(abandoned))
+        InMemoryStore.removeOrphans(in: directory.path)
+        var left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left.isSuperset(of: [held, held + "-shm", young]))
+        #expect(left.isDisjoint(with: [crashed, crashed + "-wal", crashed + "-shm", abandoned]))
+        // Once the holder ends (without closing, as in a crash), its store goes too.
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        InMemoryStore.removeOrphans(in: directory.path)
+        left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == [young])
+    }
+
     @Test("a job enqueued after an executor stopped still runs, on a thread that then ends")
     func lateJobAfterStop() async throws {
         let executor = ThreadExecutor(label: "strata.test.late")

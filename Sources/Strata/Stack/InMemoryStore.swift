@@ -59,19 +59,64 @@ public struct InMemoryStore: Storage {
         return UInt64(link.filter(\.isNumber)) ?? 0
     }()
 
-    /// Removes the files of in-memory stores whose process is gone (`strata-memory-<namespace>-<pid>-…`),
-    /// among the processes of this PID namespace.
+    /// Removes the files of in-memory stores whose process is gone.
+    ///
+    /// A store named by a process of this PID namespace (`strata-memory-<namespace>-<pid>-…`) goes when
+    /// that process no longer runs. Any other store — one named by a process of another namespace (a
+    /// container sharing `/dev/shm`), or by a version of Strata that named stores
+    /// `strata-memory-<pid>-…` — goes when no process has it open: every SQLite connection to a WAL
+    /// database keeps a read lock on a byte of its `-shm` file, which the lock's owner loses only by
+    /// closing it or ending. A store without a `-shm` file is left alone while it is young (it may be
+    /// being created) and removed once it is older than ``abandonedAge``.
     static func removeOrphans(in directory: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasPrefix(filePrefix) {
-            let parts = name.dropFirst(filePrefix.count).split(separator: "-", maxSplits: 2)
-            guard parts.count == 3, UInt64(parts[0]) == pidNamespace, let pid = Int32(parts[1]), pid != getpid() else {
-                continue
+        let folder = URL(fileURLWithPath: directory)
+        let own = "\(filePrefix)\(pidNamespace)-\(getpid())-"
+        var examined = Set<String>()
+        for name in names where name.hasPrefix(filePrefix) && !name.hasPrefix(own) {
+            let base = name.hasSuffix("-wal") || name.hasSuffix("-shm") ? String(name.dropLast(4)) : name
+            guard examined.insert(base).inserted else { continue }
+            let parts = base.dropFirst(filePrefix.count).split(separator: "-", maxSplits: 2)
+            let isOrphan: Bool
+            if parts.count == 3, UInt64(parts[0]) == pidNamespace, parts[2].count == 36 + ".sqlite".count,
+                let pid = Int32(parts[1])
+            {
+                // ESRCH: no such process. (EPERM means it runs under another user: keep its files.)
+                isOrphan = kill(pid, 0) != 0 && errno == ESRCH
+            } else {
+                isOrphan = isUnused(folder.appendingPathComponent(base).path)
             }
-            // ESRCH: no such process. (EPERM means it runs under another user: keep its files.)
-            if kill(pid, 0) != 0, errno == ESRCH {
-                unlink(URL(fileURLWithPath: directory).appendingPathComponent(name).path)
+            guard isOrphan else { continue }
+            for suffix in ["", "-wal", "-shm"] {
+                unlink(folder.appendingPathComponent(base + suffix).path)
             }
         }
+    }
+
+    /// How old a store without a `-shm` file must be to count as abandoned.
+    static let abandonedAge: TimeInterval = 600
+
+    /// Whether no process has the database at `path` open. (Locks this process holds are not seen, so
+    /// this is asked only of stores another process named.)
+    static func isUnused(_ path: String) -> Bool {
+        let shm = path + "-shm"
+        let descriptor = open(shm, O_RDONLY)
+        guard descriptor >= 0 else {
+            // No shared-memory file: no connection in WAL mode. Young files may be being created.
+            guard errno == ENOENT,
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            else { return false }
+            return Date().timeIntervalSince(modified) > abandonedAge
+        }
+        defer { close(descriptor) }
+        // SQLite's unix VFS: each connection holds a read lock on the "dead man switch" byte of the
+        // `-shm` file, after 8 lock bytes starting at 120, for as long as it has the database open.
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type == Int16(F_UNLCK)
     }
 }
