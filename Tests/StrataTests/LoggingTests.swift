@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Logging
 import Testing
@@ -111,5 +112,45 @@ struct LoggingTests {
                 #expect(write.level == .notice && write.metadata["strata.pool"] == "strata.writer")
             }
         }
+    }
+
+    @Test("a wait for a lock another connection holds is logged while it lasts, and ends in busy at the timeout")
+    func lockWaits() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("locked.sqlite")
+        let logs = CapturedLogs()
+        var configuration = DataStack.Configuration()
+        configuration.logger = logs.logger()
+        configuration.longWaitThreshold = .milliseconds(20)
+        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        // Another connection (another process, as far as the stack can tell) takes the write lock.
+        var other: OpaquePointer?
+        #expect(sqlite3_open(path, &other) == SQLITE_OK)
+        defer { sqlite3_close(other) }
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        let write = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
+        func lockNotice() -> CapturedLogs.Record? {
+            logs.all.first { $0.message == "waiting for a lock held by another connection" }
+        }
+        while lockNotice() == nil { await Task.yield() }
+        #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        _ = try await write.value
+        let notice = try #require(lockNotice())
+        #expect(notice.level == .notice && notice.metadata["strata.path"]?.description == path)
+        #expect(logs.all.filter { $0.message == "waiting for a lock held by another connection" }.count == 1)
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 1)
+
+        // Past the busy timeout the transaction fails with busy, and the stack goes on.
+        var short = DataStack.Configuration()
+        short.busyTimeout = .milliseconds(30)
+        let impatient = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: short)
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        let error = await #expect(throws: StrataError.self) {
+            try await impatient.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "B" } }
+        }
+        #expect(error?.code == .busy)
+        #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        try await impatient.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "C" } }
+        #expect(try await impatient.fetchCount(From<CoreOwner>()) == 2)
     }
 }

@@ -19,4 +19,15 @@ struct WaitLog: Sendable {
         }
         return result
     }
+
+    /// What a connection calls when a wait for a lock held by another connection (another process, or
+    /// another stack on the same file) passes the threshold: a notice, while the wait lasts.
+    func lockReport(path: String) -> @Sendable (Duration) -> Void {
+        let logger = logger
+        return { waited in
+            logger.notice(
+                "waiting for a lock held by another connection",
+                metadata: ["strata.wait": "\(waited)", "strata.pool": "sqlite", "strata.path": "\(path)"])
+        }
+    }
 }

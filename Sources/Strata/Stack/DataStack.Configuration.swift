@@ -21,8 +21,10 @@ extension DataStack {
         /// ``longWaitThreshold``), commits and changes from other processes (trace).
         public var logger: Logger
         /// A wait for the writer's turn or for a reader connection longer than this is logged at notice
-        /// level, with the time waited (`strata.wait`) and what was waited for (`strata.pool`); `nil` logs
-        /// none. Default: 500 ms. Frequent long waits mean long transactions, or too few readers
+        /// level, with the time waited (`strata.wait`) and what was waited for (`strata.pool`); so is a
+        /// wait for a lock another connection holds (another process, or another stack on the same
+        /// file), once, while it lasts (it ends in ``StrataError/Code/busy`` at ``busyTimeout``). `nil`
+        /// logs none. Default: 500 ms. Frequent long waits mean long transactions, or too few readers
         /// (``maximumReaderCount``) for the load.
         public var longWaitThreshold: Duration? = .milliseconds(500)
         /// How often active publishers check for commits made outside this stack (another process, or

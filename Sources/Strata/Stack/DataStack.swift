@@ -67,6 +67,9 @@ public final class DataStack: Sendable {
         options.synchronous = (configuration.synchronous ?? location.defaultSynchronous).connectionValue
         options.trace = configuration.statementTrace
         options.vfsName = configuration.vfsName
+        let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
+        options.busyReportThreshold = configuration.longWaitThreshold
+        options.busyReport = waitLog.lockReport(path: location.path)
         let store = try StoreContext(schema: schema)
         let feed = CommitFeed()
         self.schema = schema
@@ -85,7 +88,6 @@ public final class DataStack: Sendable {
         readerOptions.storeTag = writer.storeTag
         readerOptions.readOnly = true
         readerOptions.create = false
-        let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
         self.readers = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumReaderCount, waitLog: waitLog)
         self.cursors = ReaderPool(

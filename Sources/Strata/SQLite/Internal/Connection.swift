@@ -23,6 +23,11 @@ final class Connection {
         /// The name of a registered SQLite VFS to open the file through (`nil`: the default VFS). For
         /// tests that inject I/O faults; not public.
         var vfsName: String?
+        /// A wait for a lock held by another connection (another process, say) longer than this is
+        /// reported to ``busyReport`` once, while it lasts; `nil` reports none.
+        var busyReportThreshold: Duration?
+        /// Called on the connection's thread with the time waited so far.
+        var busyReport: (@Sendable (Duration) -> Void)?
     }
 
     /// SQLite's `synchronous` setting.
@@ -37,6 +42,8 @@ final class Connection {
     private var keyed: [ObjectIdentifier: Statement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
     private let interruptFlag = InterruptFlag()
+    /// The busy handler's state; SQLite holds an unretained pointer to it while the handle is open.
+    private var busyWait: BusyWait?
     private(set) var isClosed = false
     /// The tag of the store: IDs decoded on this connection carry it, and IDs with another tag are
     /// refused by the store (see `EntityID`).
@@ -81,7 +88,11 @@ final class Connection {
             }, box.toOpaque())
         }
         do throws(StrataError) {
-            sqlite3_busy_timeout(db, options.busyTimeoutMilliseconds)
+            let busyWait = BusyWait(
+                timeoutMilliseconds: options.busyTimeoutMilliseconds, threshold: options.busyReportThreshold,
+                report: options.busyReport)
+            busyWait.install(on: db)
+            self.busyWait = busyWait
             // Reading the schema here surfaces "not a database" before anything is written.
             try execute("SELECT count(*) FROM sqlite_schema")
             if !options.readOnly, sqlite3_db_readonly(db, "main") == 1 {
@@ -123,7 +134,9 @@ final class Connection {
         cache.removeAll()
         keyed.removeAll()
         if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+        if busyWait != nil { sqlite3_busy_handler(handle, nil, nil) }
         Connection.closeHandle(handle)
+        busyWait = nil
         traceBox?.release()
         traceBox = nil
     }
