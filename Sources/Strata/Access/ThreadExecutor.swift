@@ -198,7 +198,10 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
             if wait > .zero, isCounted ? CoreBudget.isWithinSpinningCores : CoreBudget.takeForSpinning() {
                 isCounted = true
                 let deadline = now.advanced(by: wait)
-                while pending.load(ordering: .sequentiallyConsistent) == 0, clock.now < deadline {}
+                // Stop as soon as another of Strata's threads starts work (an observation fetch, say)
+                // and the budget no longer leaves a core free: that thread needs the core more.
+                while pending.load(ordering: .sequentiallyConsistent) == 0, clock.now < deadline,
+                    CoreBudget.isWithinSpinningCores {}
                 // A job arrived, or `stop()` did: `next()` tells which.
                 if pending.load(ordering: .sequentiallyConsistent) > 0 { continue }
             }
