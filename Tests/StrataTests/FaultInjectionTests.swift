@@ -64,7 +64,7 @@ enum FaultVFS {
     static let name = "strata-fault-injection"
 
     /// The plan every file of the VFS consults.
-    static let plan = Mutex(FaultPlan())
+    static let plan = Locked(FaultPlan())   // Locked, not Mutex: ThreadSanitizer sees its pthread mutex
 
     /// Registers the VFS (once) and returns its name, for ``DataStack/Configuration/vfsName``.
     static var registeredName: String { registration.name }
