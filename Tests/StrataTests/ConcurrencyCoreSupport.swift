@@ -123,11 +123,20 @@ final class Latch: Sendable {
 /// global queues (on a 2-core machine, two blocked ones would starve every task).
 func waitOnThread(_ semaphore: DispatchSemaphore) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let thread = Thread {
+        Thread {
             semaphore.wait()
             continuation.resume()
-        }
-        thread.start()
+        }.start()
+    }
+}
+
+/// Runs blocking work (waiting for a child process, reading its output) on a thread of its own and
+/// returns its result to the awaiting task, so that the test never blocks a thread of Swift's pool.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        Thread {
+            continuation.resume(with: Result { try body() })
+        }.start()
     }
 }
 

@@ -306,7 +306,7 @@ struct HardeningTests {
     }
 
     @Test("in-memory store files of dead processes are removed; those of live processes and other namespaces stay")
-    func orphanedInMemoryFiles() throws {
+    func orphanedInMemoryFiles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-orphans-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -314,7 +314,8 @@ struct HardeningTests {
         let ended = Process()
         ended.executableURL = URL(fileURLWithPath: "/bin/true")
         try ended.run()
-        ended.waitUntilExit()
+        let process = ended
+        try await onOwnThread { process.waitUntilExit() }
         let namespace = InMemoryStore.pidNamespace
         let dead = "strata-memory-\(namespace)-\(ended.processIdentifier)-\(UUID()).sqlite"
         let mine = "strata-memory-\(namespace)-\(getpid())-\(UUID()).sqlite"
@@ -330,7 +331,7 @@ struct HardeningTests {
     }
 
     @Test("stores named by older versions or other namespaces are removed once no process has them open")
-    func orphansWithoutLiveOwner() throws {
+    func orphansWithoutLiveOwner() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-orphans-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -345,7 +346,8 @@ struct HardeningTests {
         holder.standardInput = input
         holder.standardOutput = output
         try holder.run()
-        let line = output.fileHandleForReading.availableData   // blocks until the probe says it holds the store
+        let reading = output.fileHandleForReading
+        let line = try await onOwnThread { reading.availableData }   // once the probe says it holds the store
         #expect(String(decoding: line, as: UTF8.self).hasPrefix("holding"))
         // Old-format sets nobody holds: one left by a crash (with a `-shm`), one long abandoned (without).
         let crashed = "strata-memory-12345-\(UUID()).sqlite"
@@ -362,7 +364,7 @@ struct HardeningTests {
         #expect(left.isDisjoint(with: [crashed, crashed + "-wal", crashed + "-shm", abandoned]))
         // Once the holder ends (without closing, as in a crash), its store goes too.
         try input.fileHandleForWriting.close()
-        holder.waitUntilExit()
+        try await onOwnThread { holder.waitUntilExit() }
         InMemoryStore.removeOrphans(in: directory.path)
         left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
         #expect(left == [young])
@@ -476,7 +478,7 @@ private actor ExecutorProbe {
 @Suite("Long filters", .timeLimit(.minutes(2)))
 struct LongFilterTests {
     @Test("10,000 || and && terms work, 10,000 nested ! and parentheses throw, nothing crashes")
-    func longFilters() throws {
+    func longFilters() async throws {
         let probe = try #require(Self.probeExecutable(), "the StrataProbe executable was not found beside the tests")
         let process = Process()
         process.executableURL = probe
@@ -484,8 +486,13 @@ struct LongFilterTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // The probe runs for seconds in a debug build: wait for it off Swift's pool.
+        let reading = output.fileHandleForReading
+        let data = try await onOwnThread {
+            let data = reading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         let text = String(decoding: data, as: UTF8.self)
         #expect(process.terminationReason == .exit, "the probe crashed (signal \(process.terminationStatus)); it printed:\n\(text)")
         #expect(process.terminationStatus == 0)

@@ -5,17 +5,33 @@ import Testing
 @testable import Strata
 
 /// Keeps every record a logger emits, for tests.
-final class CapturedLogs: @unchecked Sendable {
-    // @unchecked: `records` is only touched under its lock.
+final class CapturedLogs: Sendable {
     struct Record: Sendable {
         let level: Logger.Level
         let message: String
         let metadata: Logger.Metadata
     }
 
-    private let records = Locked<[Record]>([])
+    private struct State {
+        var records: [Record] = []
+        var waiters: [(matches: @Sendable (Record) -> Bool, continuation: CheckedContinuation<Record, Never>)] = []
+    }
 
-    var all: [Record] { records.withLock { $0 } }
+    private let state = Locked(State())
+
+    var all: [Record] { state.withLock { $0.records } }
+
+    /// The first record that `matches`, once it has been logged: awaited, never polled.
+    func first(where matches: @escaping @Sendable (Record) -> Bool) async -> Record {
+        await withCheckedContinuation { continuation in
+            let found: Record? = state.withLock { state in
+                if let record = state.records.first(where: matches) { return record }
+                state.waiters.append((matches, continuation))
+                return nil
+            }
+            if let found { continuation.resume(returning: found) }
+        }
+    }
 
     func logger(level: Logger.Level = .trace) -> Logger {
         var logger = Logger(label: "strata.test") { _ in Handler(logs: self) }
@@ -24,7 +40,13 @@ final class CapturedLogs: @unchecked Sendable {
     }
 
     fileprivate func append(_ record: Record) {
-        records.withLock { $0.append(record) }
+        let woken = state.withLock { state in
+            state.records.append(record)
+            let woken = state.waiters.filter { $0.matches(record) }.map(\.continuation)
+            state.waiters.removeAll { $0.matches(record) }
+            return woken
+        }
+        for continuation in woken { continuation.resume(returning: record) }
     }
 
     private struct Handler: LogHandler {
@@ -122,6 +144,8 @@ struct LoggingTests {
         var configuration = DataStack.Configuration()
         configuration.logger = logs.logger()
         configuration.longWaitThreshold = .milliseconds(20)
+        // The test ends the wait itself; the timeout only has to outlast a test runner busy elsewhere.
+        configuration.busyTimeout = .seconds(600)
         let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: configuration)
         // Another connection (another process, as far as the stack can tell) takes the write lock.
         var other: OpaquePointer?
@@ -129,13 +153,9 @@ struct LoggingTests {
         defer { sqlite3_close(other) }
         #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
         let write = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
-        func lockNotice() -> CapturedLogs.Record? {
-            logs.all.first { $0.message == "waiting for a lock held by another connection" }
-        }
-        while lockNotice() == nil { await Task.yield() }
+        let notice = await logs.first { $0.message == "waiting for a lock held by another connection" }
         #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
         _ = try await write.value
-        let notice = try #require(lockNotice())
         #expect(notice.level == .notice && notice.metadata["strata.path"]?.description == path)
         #expect(logs.all.filter { $0.message == "waiting for a lock held by another connection" }.count == 1)
         #expect(try await stack.fetchCount(From<CoreOwner>()) == 1)
