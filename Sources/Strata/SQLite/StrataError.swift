@@ -17,7 +17,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             case sqlite, uniqueConstraint, constraint, notADatabase, cannotOpen, readOnly, busy, interrupted
             case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
             case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied, reentrantTransaction
-            case corrupt, diskFull, ioError
+            case corrupt, diskFull, ioError, invalidMigration
         }
 
         private let base: Base
@@ -58,6 +58,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let transactionClosed = Code(.transactionClosed)
         /// The store was made with another schema than the one the stack was opened with.
         public static let schemaMismatch = Code(.schemaMismatch)
+        /// A schema history, migration chain or migration step cannot be used (a cycle, an unknown
+        /// version, an entity dropped without saying so, a change that needs a value or a transform); the
+        /// message names the problem. Nothing was changed.
+        public static let invalidMigration = Code(.invalidMigration)
         /// A clause cannot be turned into SQL (for example a key path that is not a stored field).
         public static let unsupportedQuery = Code(.unsupportedQuery)
         /// An argument is not valid (for example an empty path or a pool size of zero).

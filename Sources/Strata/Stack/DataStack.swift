@@ -43,8 +43,51 @@ public final class DataStack: Sendable {
     ///   - configuration: Pool size, timeouts, durability and logging.
     /// - Throws: ``StrataError`` with ``StrataError/Code/notADatabase``, ``StrataError/Code/cannotOpen``,
     ///   ``StrataError/Code/readOnly`` or ``StrataError/Code/schemaMismatch``; the file is left unchanged.
-    public init(
+    public convenience init(
         _ schema: Schema, storage: some Storage = InMemoryStore(), configuration: Configuration = Configuration()
+    ) async throws {
+        try await self.init(schema: schema, history: nil, location: storage.location(), configuration: configuration, progress: nil)
+    }
+
+    /// Opens (creating if needed) a store at the current version of `history`, first migrating it along
+    /// the history's chain if it is at an older version.
+    ///
+    /// The migration runs before the stack is usable, on a thread outside Swift's pool, in one
+    /// transaction: it completes, or the store stays at its version (an error, a full disk, the task's
+    /// cancellation or a crash change nothing). A store at a version the history does not declare (made
+    /// by a newer app, say) is refused and left untouched.
+    ///
+    /// - Parameters:
+    ///   - history: Every schema version, the chain between them and the declared steps.
+    ///   - storage: ``InMemoryStore`` (the default) or ``SQLiteStore``.
+    ///   - configuration: Pool size, timeouts, durability and logging.
+    ///   - progress: Receives the migration's progress, if you want to show it; it ends when the
+    ///     migration does.
+    /// - Throws: ``StrataError`` with ``StrataError/Code/invalidMigration`` for a history, chain or step
+    ///   that cannot work (before any file is opened) or data a step cannot migrate as declared,
+    ///   ``StrataError/Code/schemaMismatch`` for a store outside the history, a constraint code when
+    ///   the migrated data violates one; `CancellationError` when the task was cancelled.
+    public convenience init(
+        _ history: SchemaHistory, storage: some Storage = InMemoryStore(), configuration: Configuration = Configuration(),
+        progress: MigrationProgress? = nil
+    ) async throws {
+        defer { progress?.finish() }
+        let schema = try history.validate()
+        try await self.init(
+            schema: schema, history: history, location: storage.location(), configuration: configuration, progress: progress)
+    }
+
+    /// What opening `storage` with `history` would do (which steps, how each entity migrates, how many
+    /// rows), read without changing anything.
+    public static func forecast(_ history: SchemaHistory, storage: some Storage) async throws -> MigrationForecast {
+        let schema = try history.validate()
+        return try await Migrator.forecast(
+            history: history, current: schema, path: storage.location().path, options: Connection.Options())
+    }
+
+    private init(
+        schema: Schema, history: SchemaHistory?, location: StorageLocation, configuration: Configuration,
+        progress: MigrationProgress?
     ) async throws {
         try schema.validate()
         guard configuration.maximumReaderCount > 0 else {
@@ -58,7 +101,6 @@ public final class DataStack: Sendable {
                 .invalidArgument,
                 "busyTimeout must not be negative (it was \(configuration.busyTimeout)); use .zero to fail at once on a locked database.")
         }
-        let location = try storage.location()
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary)
         let timeout = configuration.busyTimeout.components
         let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
@@ -70,6 +112,10 @@ public final class DataStack: Sendable {
         let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
         options.busyReportThreshold = configuration.longWaitThreshold
         options.busyReport = waitLog.lockReport(path: location.path)
+        if let history {
+            try await Migrator.migrateIfNeeded(
+                history: history, current: schema, path: location.path, options: options, progress: progress)
+        }
         let store = try StoreContext(schema: schema)
         let feed = CommitFeed()
         self.schema = schema

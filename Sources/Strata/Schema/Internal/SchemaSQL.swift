@@ -39,44 +39,71 @@ struct SchemaSQL {
     /// `CREATE TABLE` and `CREATE INDEX` statements of one entity: its fields, foreign keys of to-one
     /// relationships (always indexed), and hidden position columns of ordered relationships.
     func create(_ entity: EntityDescription, graph: SchemaGraph) -> [String] {
-        var columns = [dialect.primaryKeyDeclaration]
-        var indexes: [String] = []
+        [createTable(entity, graph: graph, named: entity.name)] + indexes(entity, graph: graph).map(\.statement)
+    }
+
+    /// The `CREATE TABLE` statement of an entity's table, under `table` (its name, or a temporary one
+    /// while a migration rebuilds it).
+    func createTable(_ entity: EntityDescription, graph: SchemaGraph, named table: String) -> String {
+        let columns = [dialect.primaryKeyDeclaration] + columnDefinitions(entity, graph: graph).map(\.definition)
+        return "CREATE TABLE \(dialect.quote(table)) (\(columns.joined(separator: ", ")))"
+    }
+
+    /// The column definitions of an entity's table after the ID, by column name: fields, then hidden
+    /// position columns. `referenced` maps the name of a table a foreign key points to (a migration
+    /// compares an old version's definitions under the new version's names).
+    func columnDefinitions(
+        _ entity: EntityDescription, graph: SchemaGraph, referenced: (String) -> String = { $0 }
+    ) -> [(column: String, definition: String)] {
+        var columns: [(column: String, definition: String)] = []
         for field in entity.fields {
             let type = dialect.columnType(field.storageClass)
             var column = dialect.quote(field.column) + (type.isEmpty ? "" : " " + type)
             if !field.isOptional { column += " NOT NULL" }
             if field.isUnique { column += " UNIQUE" }
             if let toOne = graph.toOne[entity.name]?.first(where: { $0.column == field.column }) {
-                column += " REFERENCES \(dialect.quote(toOne.target)) (\(dialect.quote("id")))"
-                if !field.isUnique { indexes.append(field.column) }
-            } else if field.isIndexed && !field.isUnique {
-                indexes.append(field.column)
+                column += " REFERENCES \(dialect.quote(referenced(toOne.target))) (\(dialect.quote("id")))"
             }
-            columns.append(column)
+            columns.append((field.column, column))
         }
         for hidden in graph.positionColumns[entity.name] ?? [] {
-            columns.append("\(dialect.quote(hidden)) INTEGER")
+            columns.append((hidden, "\(dialect.quote(hidden)) INTEGER"))
         }
-        var statements = ["CREATE TABLE \(dialect.quote(entity.name)) (\(columns.joined(separator: ", ")))"]
-        for column in indexes {
-            let index = "\(entity.name)_\(column)_index"
-            statements.append(
-                "CREATE INDEX \(dialect.quote(index)) ON \(dialect.quote(entity.name)) (\(dialect.quote(column)))")
+        return columns
+    }
+
+    /// The indexes of an entity's table, by name: indexed fields and foreign keys that are not unique
+    /// (a unique column has SQLite's own index).
+    func indexes(_ entity: EntityDescription, graph: SchemaGraph) -> [(name: String, statement: String)] {
+        var indexes: [(name: String, statement: String)] = []
+        for field in entity.fields where !field.isUnique {
+            let isForeignKey = graph.toOne[entity.name]?.contains { $0.column == field.column } ?? false
+            guard isForeignKey || field.isIndexed else { continue }
+            let index = "\(entity.name)_\(field.column)_index"
+            indexes.append((index,
+                "CREATE INDEX \(dialect.quote(index)) ON \(dialect.quote(entity.name)) (\(dialect.quote(field.column)))"))
         }
-        return statements
+        return indexes
     }
 
     /// `CREATE TABLE` and index of a join table of a to-many relationship.
     func create(_ join: SchemaGraph.JoinTable) -> [String] {
+        [createTable(join), joinIndex(join).statement]
+    }
+
+    /// The `CREATE TABLE` statement of a join table.
+    func createTable(_ join: SchemaGraph.JoinTable) -> String {
         let id = dialect.quote("id")
-        let table = dialect.quote(join.name)
-        return [
-            "CREATE TABLE \(table) ("
-                + "\"source\" INTEGER NOT NULL REFERENCES \(dialect.quote(join.ownerTable)) (\(id)) ON DELETE CASCADE, "
-                + "\"target\" INTEGER NOT NULL REFERENCES \(dialect.quote(join.otherTable)) (\(id)) ON DELETE CASCADE, "
-                + "\"source_position\" INTEGER NOT NULL DEFAULT 0, \"target_position\" INTEGER NOT NULL DEFAULT 0, "
-                + "PRIMARY KEY (\"source\", \"target\")) WITHOUT ROWID",
-            "CREATE INDEX \(dialect.quote(join.name + "_target_index")) ON \(table) (\"target\", \"source\")",
-        ]
+        return "CREATE TABLE \(dialect.quote(join.name)) ("
+            + "\"source\" INTEGER NOT NULL REFERENCES \(dialect.quote(join.ownerTable)) (\(id)) ON DELETE CASCADE, "
+            + "\"target\" INTEGER NOT NULL REFERENCES \(dialect.quote(join.otherTable)) (\(id)) ON DELETE CASCADE, "
+            + "\"source_position\" INTEGER NOT NULL DEFAULT 0, \"target_position\" INTEGER NOT NULL DEFAULT 0, "
+            + "PRIMARY KEY (\"source\", \"target\")) WITHOUT ROWID"
+    }
+
+    /// The index of a join table, by name.
+    func joinIndex(_ join: SchemaGraph.JoinTable) -> (name: String, statement: String) {
+        let name = join.name + "_target_index"
+        return (name, "CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(join.name)) (\"target\", \"source\")")
     }
 }

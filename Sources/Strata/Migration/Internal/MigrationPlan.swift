@@ -1,0 +1,331 @@
+import Foundation
+
+/// What one step of a migration does to each table, worked out from the two schemas and the step's
+/// declared changes alone (no data): the planner refuses what it cannot do without losing data.
+struct MigrationPlan {
+    /// How a destination column gets its values from the source table.
+    enum ColumnSource {
+        /// A source column, possibly converted (`CAST(... AS cast)`), with `fill` for its `NULL`s.
+        case column(String, cast: String?, fill: DatabaseValue?, checkNulls: Bool)
+        /// A value for every row (a new field's default or fill, or `NULL`).
+        case value(DatabaseValue)
+    }
+
+    /// What happens to one entity's table.
+    enum Action: Sendable {
+        /// A new entity: its table is created empty.
+        case create
+        /// The table stays as it is (perhaps renamed, with columns added or renamed and indexes changed).
+        case alter
+        /// A new table is made and the rows are copied over in SQL.
+        case rebuild
+        /// A new table is made and each object goes through the user's transform.
+        case transform
+        /// The entity is dropped with its objects (declared by the step).
+        case delete
+    }
+
+    struct Table {
+        let action: Action
+        /// The destination entity (`nil` for a deleted entity).
+        let destination: EntityDescription?
+        /// The source entity (`nil` for a new entity).
+        let source: EntityDescription?
+        /// For rebuilds and transforms: every destination column (fields, then hidden position columns)
+        /// and where its values come from.
+        var columns: [(column: String, source: ColumnSource)] = []
+        /// For alters: columns renamed (old, new) and columns added (definition with its default).
+        var renamedColumns: [(old: String, new: String)] = []
+        var addedColumns: [String] = []
+        /// Destination columns that become unique: checked for duplicates before the copy.
+        var newlyUnique: [String] = []
+        /// The transform, for `.transform`.
+        var transform: MigrationChange.Transform?
+
+        var name: String { destination?.name ?? source?.name ?? "" }
+    }
+
+    /// What happens to a join table of a to-many relationship.
+    enum JoinAction {
+        case keep(source: String, destination: SchemaGraph.JoinTable)
+        case create(SchemaGraph.JoinTable)
+        case drop(String)
+    }
+
+    let source: Schema
+    let destination: Schema
+    let sourceGraph: SchemaGraph
+    let destinationGraph: SchemaGraph
+    private(set) var tables: [Table] = []
+    private(set) var joins: [JoinAction] = []
+    /// Per source entity, the objects to delete first.
+    private(set) var deletions: [(entity: String, predicate: @Sendable (MigrationObject) throws -> Bool)] = []
+    /// Entity renames, source name to destination name.
+    private(set) var entityRenames: [String: String] = [:]
+
+    private let sql = SchemaSQL()
+
+    init(source: Schema, destination: Schema, step: MigrationStep?) throws(StrataError) {
+        self.source = source
+        self.destination = destination
+        sourceGraph = try SchemaGraph(schema: source)
+        destinationGraph = try SchemaGraph(schema: destination)
+        let changes = step?.changes.map(\.kind) ?? []
+        let label = "\(source.version) → \(destination.version)"
+        func fail(_ message: String, entity: String? = nil, field: String? = nil) -> StrataError {
+            StrataError(.invalidMigration, "Migration \(label): \(message)", entity: entity, field: field)
+        }
+
+        // Entity renames and deletions.
+        var deleted: Set<String> = []
+        var fieldRenames: [String: [String: String]] = [:]   // destination entity: destination field → source field
+        var fills: [String: [String: DatabaseValue]] = [:]
+        var transforms: [String: MigrationChange.Transform] = [:]
+        for change in changes {
+            switch change {
+            case .renameEntity(let old, let new):
+                guard source.entity(named: old) != nil else {
+                    throw fail("renameEntity names \(old), which version \(source.version) does not have.", entity: old)
+                }
+                guard destination.entity(named: new) != nil else {
+                    throw fail("renameEntity names \(new), which version \(destination.version) does not have.", entity: new)
+                }
+                entityRenames[old] = new
+            case .deleteEntity(let name):
+                guard source.entity(named: name) != nil else {
+                    throw fail("deleteEntity names \(name), which version \(source.version) does not have.", entity: name)
+                }
+                deleted.insert(name)
+            case .renameField(let entity, let old, let new):
+                fieldRenames[entity, default: [:]][new] = old
+            case .fill(let entity, let field, let value):
+                fills[entity, default: [:]][field] = value
+            case .transform(let entity, let transform):
+                transforms[entity] = transform
+            case .deleteObjects(let entity, let predicate):
+                guard source.entity(named: entity) != nil else {
+                    throw fail("deleteObjects names \(entity), which version \(source.version) does not have.", entity: entity)
+                }
+                deletions.append((entity, predicate))
+            }
+        }
+        let sourceOf = Dictionary(entityRenames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var used: Set<String> = []
+        for entity in destination.entities {
+            let sourceName = sourceOf[entity.name] ?? (source.entity(named: entity.name) != nil && entityRenames[entity.name] == nil ? entity.name : nil)
+            guard let sourceName, let old = source.entity(named: sourceName), !deleted.contains(sourceName) else {
+                tables.append(Table(action: .create, destination: entity, source: nil))
+                continue
+            }
+            used.insert(sourceName)
+            tables.append(try plan(
+                entity, from: old, renames: fieldRenames[entity.name] ?? [:], fills: fills[entity.name] ?? [:],
+                transform: transforms[entity.name], fail: fail))
+        }
+        for entity in source.entities where !used.contains(entity.name) {
+            guard deleted.contains(entity.name) else {
+                throw fail(
+                    "version \(destination.version) has no entity \(entity.name). Declare .deleteEntity(\"\(entity.name)\") "
+                        + "to drop it and its objects, or .renameEntity(from: \"\(entity.name)\", to: ...) if it was renamed.",
+                    entity: entity.name)
+            }
+            tables.append(Table(action: .delete, destination: nil, source: entity))
+        }
+        for (entity, _) in fieldRenames where destination.entity(named: entity) == nil {
+            throw fail("renameField names entity \(entity), which version \(destination.version) does not have.", entity: entity)
+        }
+        for (entity, _) in transforms where destination.entity(named: entity) == nil {
+            throw fail("transform names entity \(entity), which version \(destination.version) does not have.", entity: entity)
+        }
+        try planJoins(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
+    }
+
+    /// The plan of one entity that exists in both versions.
+    private func plan(
+        _ entity: EntityDescription, from old: EntityDescription, renames: [String: String], fills: [String: DatabaseValue],
+        transform: MigrationChange.Transform?, fail: (String, String?, String?) -> StrataError
+    ) throws(StrataError) -> Table {
+        for (new, oldName) in renames {
+            guard entity.fields.contains(where: { $0.property == new || $0.column == new }) else {
+                throw fail("renameField names \(entity.name).\(new), which does not exist.", entity.name, new)
+            }
+            guard old.fields.contains(where: { $0.property == oldName || $0.column == oldName }) else {
+                throw fail("renameField names \(old.name).\(oldName) of version \(source.version), which does not exist.", old.name, oldName)
+            }
+        }
+        for field in fills.keys where !entity.fields.contains(where: { $0.property == field || $0.column == field }) {
+            throw fail("fill names \(entity.name).\(field), which does not exist.", entity.name, field)
+        }
+        var table = Table(action: transform == nil ? .alter : .transform, destination: entity, source: old)
+        table.transform = transform
+        var matchedSource: Set<String> = []
+        var needsRebuild = transform != nil
+        let destinationDefinitions = Dictionary(
+            sql.columnDefinitions(entity, graph: destinationGraph).map { ($0.column, $0.definition) }, uniquingKeysWith: { a, _ in a })
+        let sourceDefinitions = Dictionary(
+            sql.columnDefinitions(old, graph: sourceGraph, referenced: { entityRenames[$0] ?? $0 }).map { ($0.column, $0.definition) },
+            uniquingKeysWith: { a, _ in a })
+        for field in entity.fields {
+            let fill = fills[field.property] ?? fills[field.column]
+            let renamed = renames[field.property] ?? renames[field.column]
+            let match: FieldDescription? =
+                if let renamed { old.fields.first { $0.property == renamed } ?? old.fields.first { $0.column == renamed } }
+                else { old.fields.first { $0.column == field.column } ?? old.fields.first { $0.property == field.property } }
+            guard let match else {
+                // A new field: its default, its fill, or nil.
+                guard let value = fill ?? field.defaultValue ?? (field.isOptional ? .null : nil) else {
+                    if transform != nil {
+                        table.columns.append((field.column, .value(Self.zero(field.storageClass))))
+                        continue
+                    }
+                    throw fail(
+                        "\(entity.name).\(field.property) is new and required, without a default value. Declare "
+                            + ".fill(\"\(entity.name)\", \"\(field.property)\", with: ...) for the existing objects.",
+                        entity.name, field.property)
+                }
+                table.columns.append((field.column, .value(value)))
+                if field.isUnique { table.newlyUnique.append(field.column) }
+                if let definition = destinationDefinitions[field.column], !field.isUnique,
+                    let literal = Self.literal(value), !(value.isNull && !field.isOptional)
+                {
+                    table.addedColumns.append(definition + (value.isNull ? "" : " DEFAULT \(literal)"))
+                } else {
+                    needsRebuild = true
+                }
+                continue
+            }
+            matchedSource.insert(match.column)
+            // A kind or type change inference can do, or a refusal.
+            var cast: String?
+            if match.storageClass != field.storageClass {
+                switch (match.storageClass, field.storageClass) {
+                case (.integer, .real): cast = "REAL"
+                case (.integer, .text), (.real, .text): cast = "TEXT"
+                default:
+                    guard transform != nil else {
+                        throw fail(
+                            "\(entity.name).\(field.property) changes from \(match.storageClass.rawValue) to "
+                                + "\(field.storageClass.rawValue), which can lose data. Convert it in a .transform.",
+                            entity.name, field.property)
+                    }
+                    table.columns.append((field.column, .value(Self.zero(field.storageClass))))
+                    continue
+                }
+            }
+            if !Self.sameKind(match.kind, field.kind, sourceGraphName: { sourceEntity in
+                entityRenames[sourceEntity] ?? sourceEntity
+            }, source: source, destination: destination), transform == nil {
+                throw fail(
+                    "\(entity.name).\(field.property) changes its kind (a value, a coded value or a relationship, or the "
+                        + "entity a relationship points to). Convert it in a .transform.",
+                    entity.name, field.property)
+            }
+            let becomesRequired = match.isOptional && !field.isOptional
+            table.columns.append((field.column, .column(match.column, cast: cast, fill: becomesRequired ? fill : nil, checkNulls: becomesRequired)))
+            if field.isUnique && !match.isUnique { table.newlyUnique.append(field.column) }
+            if match.column != field.column { table.renamedColumns.append((match.column, field.column)) }
+            let renamedDefinition = sourceDefinitions[match.column].map {
+                SQLiteDialect().quote(field.column) + $0.dropFirst(SQLiteDialect().quote(match.column).count)
+            }
+            if cast != nil || becomesRequired || renamedDefinition != destinationDefinitions[field.column] {
+                needsRebuild = true
+            }
+        }
+        // Hidden position columns of ordered relationships, carried over by name.
+        for hidden in destinationGraph.positionColumns[entity.name] ?? [] {
+            if (sourceGraph.positionColumns[old.name] ?? []).contains(hidden) {
+                matchedSource.insert(hidden)
+                table.columns.append((hidden, .column(hidden, cast: nil, fill: nil, checkNulls: false)))
+            } else {
+                table.columns.append((hidden, .value(.null)))
+                table.addedColumns.append(destinationDefinitions[hidden] ?? "\"\(hidden)\" INTEGER")
+            }
+        }
+        // Columns the destination drops (fields removed, or position columns no longer needed).
+        let sourceColumns = old.fields.map(\.column) + (sourceGraph.positionColumns[old.name] ?? [])
+        if sourceColumns.contains(where: { !matchedSource.contains($0) }) { needsRebuild = true }
+        if needsRebuild && table.action == .alter {
+            return Table(
+                action: .rebuild, destination: entity, source: old, columns: table.columns, newlyUnique: table.newlyUnique)
+        }
+        return table
+    }
+
+    /// Whether two field kinds store the same thing (to-one relationships: to the same entity, renames applied).
+    private static func sameKind(
+        _ old: FieldDescription.FieldKind, _ new: FieldDescription.FieldKind, sourceGraphName: (String) -> String,
+        source: Schema, destination: Schema
+    ) -> Bool {
+        switch (old, new) {
+        case (.attribute, .attribute), (.coded, .coded): return true
+        case (.toOne(let a), .toOne(let b)): return sourceGraphName(source.entityName(a.target)) == destination.entityName(b.target)
+        default: return false
+        }
+    }
+
+    /// The join tables: kept (renamed when their entities were), created, or dropped with their entity
+    /// or relationship. A relationship whose storage would change is refused rather than emptied.
+    private mutating func planJoins(
+        fieldRenames: [String: [String: String]], sourceOf: [String: String], deleted: Set<String>,
+        fail: (String, String?, String?) -> StrataError
+    ) throws(StrataError) {
+        var kept: Set<String> = []
+        for join in destinationGraph.joinTables {
+            // The relationship that owns the join table, and its name in the source version.
+            let owner = destination.entity(named: join.ownerTable)
+            let property = String(join.name.dropFirst(join.ownerTable.count + 1))
+            let sourceOwner = sourceOf[join.ownerTable] ?? (entityRenames[join.ownerTable] == nil ? join.ownerTable : nil)
+            let sourceProperty = fieldRenames[join.ownerTable]?[property] ?? property
+            let sourceOther = sourceOf[join.otherTable] ?? join.otherTable
+            if let sourceOwner, owner != nil,
+                let old = sourceGraph.joinTables.first(where: { $0.name == "\(sourceOwner)_\(sourceProperty)" }),
+                old.ownerTable == sourceOwner, old.otherTable == sourceOther, !deleted.contains(sourceOwner)
+            {
+                kept.insert(old.name)
+                joins.append(.keep(source: old.name, destination: join))
+            } else {
+                joins.append(.create(join))
+            }
+        }
+        for old in sourceGraph.joinTables where !kept.contains(old.name) {
+            let property = String(old.name.dropFirst(old.ownerTable.count + 1))
+            let ownerGone = deleted.contains(old.ownerTable) || deleted.contains(old.otherTable)
+            let newOwner = entityRenames[old.ownerTable] ?? old.ownerTable
+            let newProperty = fieldRenames[newOwner]?.first { $0.value == property }?.key ?? property
+            let relationshipGone = destination.entity(named: newOwner)?.toMany.contains { $0.property == newProperty } != true
+            guard ownerGone || relationshipGone else {
+                throw fail(
+                    "the relationship \(old.ownerTable).\(property) changes how it is stored (its inverse, its target or "
+                        + "its owner changed), which this version of Strata cannot migrate without losing its links.",
+                    old.ownerTable, property)
+            }
+            joins.append(.drop(old.name))
+        }
+    }
+
+    /// A value of a storage class for a field a transform fills in.
+    static func zero(_ storageClass: StorageClass) -> DatabaseValue {
+        switch storageClass {
+        case .integer: .integer(0)
+        case .real: .real(0)
+        case .text: .text("")
+        case .blob: .blob(Data())
+        }
+    }
+
+    /// A value as an SQL literal for a column default (`ALTER TABLE ... ADD COLUMN` takes no bound
+    /// parameter), or `nil` when it has no safe literal form (text with a NUL character). Text is quoted
+    /// with its quotes doubled, so no value can end the literal.
+    static func literal(_ value: DatabaseValue) -> String? {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let integer): return String(integer)
+        case .real(let real): return real.isFinite ? "\(real)" : nil
+        case .text(let text):
+            guard !text.utf8.contains(0) else { return nil }
+            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let bytes):
+            return "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// One change of a ``MigrationStep`` that the two schemas alone do not tell.
+///
+/// Entities are named as in the schemas (``EntityDescription/name``); fields by property name (a
+/// field's column name works too). Renames name the old entity or field of the source version and the
+/// new one of the destination version; every other change names the destination's entity and field,
+/// except ``deleteEntity(_:)`` and ``deleteObjects(_:where:)``, which name the source's.
+public struct MigrationChange: Sendable {
+    enum Kind: Sendable {
+        case renameEntity(from: String, to: String)
+        case renameField(entity: String, from: String, to: String)
+        case deleteEntity(String)
+        case fill(entity: String, field: String, value: DatabaseValue)
+        case transform(entity: String, Transform)
+        case deleteObjects(entity: String, where: @Sendable (MigrationObject) throws -> Bool)
+    }
+
+    /// A typed transform with its entity type erased: decodes the destination object from a row laid out
+    /// as the destination entity reads it, lets the user's closure change it, and returns its fields.
+    struct Transform: Sendable {
+        let run: @Sendable (Row, MigrationObject) throws -> [DatabaseValue]
+    }
+
+    let kind: Kind
+
+    /// The entity `old` of the source version is `new` in the destination version: same objects, same
+    /// IDs, a new name.
+    public static func renameEntity(from old: String, to new: String) -> MigrationChange {
+        MigrationChange(kind: .renameEntity(from: old, to: new))
+    }
+
+    /// The field `old` of the source version is the field `new` of `entity` in the destination version
+    /// (its values move over, converted where the type widened).
+    public static func renameField(_ entity: String, from old: String, to new: String) -> MigrationChange {
+        MigrationChange(kind: .renameField(entity: entity, from: old, to: new))
+    }
+
+    /// Drops the source version's entity `name` and every object of it. Without this change, a step
+    /// whose destination lacks an entity is refused: data is never dropped silently.
+    public static func deleteEntity(_ name: String) -> MigrationChange {
+        MigrationChange(kind: .deleteEntity(name))
+    }
+
+    /// The value of `field` of `entity` for existing objects that have none: a required field the
+    /// destination adds without a default, or a field that was optional and becomes required (its `nil`s
+    /// get `value`).
+    public static func fill<V: DatabaseValueConvertible>(_ entity: String, _ field: String, with value: V) -> MigrationChange {
+        MigrationChange(kind: .fill(entity: entity, field: field, value: value.databaseValue))
+    }
+
+    /// Migrates every object of the destination entity `E` through `body`: the object arrives as the
+    /// inferred step would make it (fields copied, renamed, widened or filled; to-many relationships
+    /// empty, as they are kept apart and carried over unchanged), and `body` can read the source object by
+    /// field name and change the destination object as it likes. IDs never change.
+    public static func transform<E: Entity>(
+        _ type: E.Type, _ body: @escaping @Sendable (MigrationObject, inout E) throws -> Void
+    ) -> MigrationChange {
+        MigrationChange(kind: .transform(entity: E.entityDescription.name, Transform { row, source in
+            var object = try E(row: row)
+            try body(source, &object)
+            return FieldEncoder.values(of: object)
+        }))
+    }
+
+    /// Deletes the objects of the source version's entity `name` for which `predicate` returns true,
+    /// before they migrate (with their relationship rows).
+    public static func deleteObjects(
+        _ entity: String, where predicate: @escaping @Sendable (MigrationObject) throws -> Bool
+    ) -> MigrationChange {
+        MigrationChange(kind: .deleteObjects(entity: entity, where: predicate))
+    }
+}

@@ -1,0 +1,58 @@
+/// What opening a store with a schema history would do, found without changing the file:
+/// ``DataStack/forecast(_:storage:)``.
+public struct MigrationForecast: Sendable, CustomStringConvertible {
+    /// The store's version, or `nil` when the store does not exist yet (it will be created at the current version).
+    public let storeVersion: String?
+    /// The version the store ends at.
+    public let currentVersion: String
+    /// The steps, in order; empty when no migration is needed.
+    public let steps: [Step]
+
+    /// Whether opening the store migrates it.
+    public var isMigrationRequired: Bool { !steps.isEmpty }
+
+    /// One step of the chain.
+    public struct Step: Sendable, Hashable {
+        public let source: String
+        public let destination: String
+        /// What happens to each entity, in the destination's order, then the entities dropped.
+        public let entities: [EntityChange]
+    }
+
+    /// What a step does to one entity.
+    public struct EntityChange: Sendable, Hashable {
+        /// The entity's name in the destination version (in the source version for a dropped entity).
+        public let entity: String
+        /// The entity's name in the source version, when it had one.
+        public let sourceEntity: String?
+        public let kind: Kind
+        /// The objects the step reads: the rows of the source table (for the first step, counted in the
+        /// store; for later steps, carried over from the earlier ones).
+        public let rows: Int
+    }
+
+    /// How a step migrates an entity.
+    public enum Kind: String, Sendable, Hashable {
+        /// A new entity: an empty table.
+        case create
+        /// The table stays: unchanged, or renamed, with columns added or renamed and indexes changed, in
+        /// time that does not depend on the number of rows.
+        case inferred
+        /// The table is rebuilt and every row copied in SQL (a type widened, a field removed, a field that
+        /// becomes required or unique, a relationship's storage).
+        case rebuild
+        /// Every object goes through the step's transform.
+        case custom
+        /// The entity is dropped with its objects.
+        case delete
+    }
+
+    public var description: String {
+        guard let storeVersion else { return "new store at \(currentVersion)" }
+        guard isMigrationRequired else { return "store at \(storeVersion): no migration needed" }
+        return steps.map { step in
+            "\(step.source) → \(step.destination): " + step.entities.map { "\($0.entity) \($0.kind.rawValue) (\($0.rows) rows)" }
+                .joined(separator: ", ")
+        }.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,73 @@
+/// The progress of a migration, as an `AsyncSequence` of events, for an app that shows a bar.
+///
+/// ```swift
+/// let progress = MigrationProgress()
+/// Task { for await event in progress { bar.value = event.fractionCompleted } }
+/// let stack = try await DataStack(history, storage: SQLiteStore(path: path), progress: progress)
+/// ```
+///
+/// The sequence ends when the migration ends, whether it succeeded, failed, or was not needed. It
+/// keeps only the newest event for a consumer that falls behind (each event holds the whole state), so
+/// a migration never waits for its consumer, and nobody has to consume it. One consumer iterates it.
+public struct MigrationProgress: AsyncSequence, Sendable {
+    /// Where a migration is.
+    public struct Event: Sendable, Hashable {
+        /// The version the current step starts from.
+        public let source: String
+        /// The version the current step leads to.
+        public let destination: String
+        /// The current step's position (0-based), and how many steps the migration has.
+        public let stepIndex: Int
+        public let stepCount: Int
+        /// The entity being migrated, or `nil` between entities.
+        public let entity: String?
+        /// Rows of this entity migrated so far, and its total.
+        public let completedRows: Int
+        public let totalRows: Int
+        /// Rows migrated so far over the whole migration, and the total.
+        public let overallCompletedRows: Int
+        public let overallTotalRows: Int
+
+        /// The fraction of the whole migration done, from 0 to 1 (steps without rows to copy count as done).
+        public var fractionCompleted: Double {
+            overallTotalRows == 0 ? Double(stepIndex) / Double(Swift.max(stepCount, 1))
+                : Double(overallCompletedRows) / Double(overallTotalRows)
+        }
+    }
+
+    public typealias Element = Event
+    public typealias Failure = Never
+
+    private let stream: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+
+    /// A progress to pass to ``DataStack/init(_:storage:configuration:progress:)``.
+    public init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: stream.makeAsyncIterator())
+    }
+
+    /// Iterates the events.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Event>.Iterator
+
+        public mutating func next() async -> Event? {
+            await base.next()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Event? {
+            await base.next(isolation: actor)
+        }
+    }
+
+    func report(_ event: Event) {
+        continuation.yield(event)
+    }
+
+    func finish() {
+        continuation.finish()
+    }
+}
