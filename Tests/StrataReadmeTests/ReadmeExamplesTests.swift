@@ -252,3 +252,45 @@ func streamPeople(to client: some ClientConnection, stack: DataStack) async thro
 func readmeListState(stack: DataStack) -> ListState<Person> {
     ListState(stack.listPublisher(From<Person>().orderBy(.ascending(\.name))))
 }
+
+// Migrations: the version an app shipped first, kept as it was, in a namespace of its own.
+enum V0 {
+    @Entity(name: "Person")
+    struct Person {
+        var fullName: String = ""
+        var age: Int = 0
+    }
+}
+
+func readmeMigration(path: String) async throws -> DataStack {
+    let history = SchemaHistory(
+        Schema("V0", V0.Person.self),
+        Schema("V1", Person.self, Post.self),   // the current version
+        steps: [MigrationStep(from: "V0", to: "V1", .renameField("Person", from: "fullName", to: "name"))])
+    let forecast = try await DataStack.forecast(history, storage: SQLiteStore(path: path))
+    print(forecast)   // V0 → V1: Person rebuild (2 rows), Article create (0 rows)
+    let progress = MigrationProgress()
+    Task { for await event in progress { print(event.entity ?? "", event.fractionCompleted) } }
+    return try await DataStack(history, storage: SQLiteStore(path: path), progress: progress)
+}
+
+@Suite("README migration example")
+struct ReadmeMigrationTests {
+    @Test("a store made with V0 opens at V1 with its people renamed into place")
+    func migration() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("old.sqlite").path
+        let old = try await DataStack(Schema("V0", V0.Person.self), storage: SQLiteStore(path: path))
+        try await old.perform { tx in
+            try tx.create(Into<V0.Person>()) { $0.fullName = "Ada"; $0.age = 36 }
+            try tx.create(Into<V0.Person>()) { $0.fullName = "Bob"; $0.age = 17 }
+        }
+        await old.close()
+        let stack = try await readmeMigration(path: path)
+        let people = try await stack.fetchAll(From<Person>().orderBy(.ascending(\.name)))
+        #expect(people.map(\.name) == ["Ada", "Bob"] && people.map(\.age) == [36, 17] && people.allSatisfy { $0.email == nil })
+        await stack.close()
+    }
+}
