@@ -272,6 +272,18 @@ struct Migrator {
         }
     }
 
+    /// The expressions of every destination column of a rebuilt table, in order, and their bound values.
+    private func expressions(_ table: MigrationPlan.Table) -> (sql: [String], values: [DatabaseValue]) {
+        var expressions: [String] = []
+        var values: [DatabaseValue] = []
+        for (_, origin) in table.columns {
+            let (expression, bound) = expression(origin)
+            expressions.append(expression)
+            values += bound
+        }
+        return (expressions, values)
+    }
+
     /// Refuses, before anything is copied, what the destination's constraints would refuse: `nil`s of a
     /// field that becomes required without a fill, and duplicates of a field that becomes unique.
     private func check(_ table: MigrationPlan.Table) throws(StrataError) {
@@ -330,13 +342,7 @@ struct Migrator {
         _ table: MigrationPlan.Table, from source: String, to destination: EntityDescription,
         onRows: (Int) throws -> Void
     ) throws {
-        var expressions: [String] = []
-        var values: [DatabaseValue] = []
-        for (_, origin) in table.columns {
-            let (expression, bound) = expression(origin)
-            expressions.append(expression)
-            values += bound
-        }
+        let (expressions, values) = expressions(table)
         let columns = (["id"] + table.columns.map(\.column)).map(dialect.quote)
         let insert = try connection.makeStatement(
             "INSERT INTO \(dialect.quote(Self.newName(destination.name))) (\(columns.joined(separator: ", "))) "
@@ -364,13 +370,7 @@ struct Migrator {
     ) throws {
         guard let transform = table.transform else { return }
         let fieldCount = destination.fields.count
-        var expressions: [String] = []
-        var values: [DatabaseValue] = []
-        for (_, origin) in table.columns {
-            let (expression, bound) = expression(origin)
-            expressions.append(expression)
-            values += bound
-        }
+        let (expressions, values) = expressions(table)
         // The destination object's row: ID, fields, to-many relationships (empty), derived fields (0);
         // then hidden position columns; then the source object's fields.
         let fieldExpressions = expressions.prefix(fieldCount)
