@@ -1,0 +1,79 @@
+/// What a migration refuses before it copies anything, and what it checks before it commits.
+extension Migrator {
+
+    /// The SQL expression of a destination column over the source table, and the values it binds.
+    func expression(_ source: MigrationPlan.ColumnSource) -> (sql: String, values: [DatabaseValue]) {
+        switch source {
+        case .value(let value):
+            return ("?", [value])
+        case .column(let column, let cast, let fill, _):
+            var expression = dialect.quote(column)
+            if let cast { expression = "CAST(\(expression) AS \(cast))" }
+            if let fill { return ("coalesce(\(expression), ?)", [fill]) }
+            return (expression, [])
+        }
+    }
+
+    /// The expressions of every destination column of a rebuilt table, in order, and their bound values.
+    func expressions(_ table: MigrationPlan.Table) -> (sql: [String], values: [DatabaseValue]) {
+        var expressions: [String] = []
+        var values: [DatabaseValue] = []
+        for (_, origin) in table.columns {
+            let (expression, bound) = expression(origin)
+            expressions.append(expression)
+            values += bound
+        }
+        return (expressions, values)
+    }
+
+    /// Refuses, before anything is copied, what the destination's constraints would refuse: `nil`s of a
+    /// field that becomes required without a fill, and duplicates of a field that becomes unique.
+    func check(_ table: MigrationPlan.Table) throws(StrataError) {
+        guard let source = table.source, let destination = table.destination else { return }
+        let from = dialect.quote(source.name)
+        for (column, origin) in table.columns {
+            guard case .column(let old, _, nil, true) = origin, table.action == .rebuild else { continue }
+            let nulls = try count("SELECT count(*) FROM \(from) WHERE \(dialect.quote(old)) IS NULL")
+            guard nulls == 0 else {
+                let property = destination.field(forColumn: column)?.property ?? column
+                throw StrataError(
+                    .invalidMigration,
+                    "\(destination.name).\(property) becomes required, but \(nulls) object(s) have no value. Declare "
+                        + ".fill(\"\(destination.name)\", \"\(property)\", with: ...) in the step to give them one.",
+                    entity: destination.name, field: property)
+            }
+        }
+        for column in table.newlyUnique {
+            guard let origin = table.columns.first(where: { $0.column == column })?.source else { continue }
+            let (expression, values) = expression(origin)
+            let statement = try connection.makeStatement(
+                "SELECT group_concat(\"id\", ', ') FROM (SELECT \"id\" FROM \(from) WHERE (\(expression)) IN "
+                    + "(SELECT (\(expression)) FROM \(from) WHERE (\(expression)) IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
+                    + "ORDER BY \"id\" LIMIT 10)")
+            try statement.bind(values + values + values)
+            if try statement.step(), case .text(let ids) = statement.value(at: 0) {
+                let property = destination.field(forColumn: column)?.property ?? column
+                throw StrataError(
+                    .invalidMigration,
+                    "\(destination.name).\(property) becomes unique, but objects share values (IDs \(ids)"
+                        + "\(ids.split(separator: ",").count == 10 ? ", …" : "")). Make the values unique in a .transform "
+                        + "or an earlier step, or delete the duplicates with .deleteObjects.",
+                    entity: destination.name, field: property)
+            }
+        }
+    }
+
+    /// `PRAGMA foreign_key_check`: any row pointing at an object that does not exist fails the migration.
+    func checkForeignKeys() throws(StrataError) {
+        let statement = try connection.makeStatement("PRAGMA foreign_key_check")
+        if try statement.step() {
+            let table = statement.value(at: 0)
+            let parent = statement.value(at: 2)
+            throw StrataError(
+                .constraint,
+                "After the migration, \(table) holds a relationship to \(parent) objects that do not exist. Check the "
+                    + "step's transforms and deletions; nothing was changed.",
+                sqliteCode: 19, extendedCode: 787)
+        }
+    }
+}

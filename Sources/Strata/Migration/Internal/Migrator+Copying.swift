@@ -1,0 +1,131 @@
+/// Moving rows into a rebuilt table: in SQL, through a transform, or not at all (deleted objects).
+extension Migrator {
+
+    /// Copies the rows of a rebuilt table in chunks of ``chunk`` IDs, in SQL.
+    func copy(
+        _ table: MigrationPlan.Table, from source: String, to destination: EntityDescription,
+        onRows: (Int) throws -> Void
+    ) throws {
+        let (expressions, values) = expressions(table)
+        let columns = (["id"] + table.columns.map(\.column)).map(dialect.quote)
+        let insert = try connection.makeStatement(
+            "INSERT INTO \(dialect.quote(Self.newName(destination.name))) (\(columns.joined(separator: ", "))) "
+                + "SELECT \"id\", \(expressions.joined(separator: ", ")) FROM \(dialect.quote(source)) "
+                + "WHERE \"id\" > ? ORDER BY \"id\" LIMIT \(Self.chunk)")
+        let last = try connection.makeStatement("SELECT max(\"id\") FROM \(dialect.quote(Self.newName(destination.name)))")
+        var after: Int64 = .min
+        while true {
+            insert.reset()
+            try insert.bind(values + [.integer(after)])
+            _ = try insert.step()
+            let copied = connection.changes
+            guard copied > 0 else { return }
+            last.reset()
+            guard try last.step(), case .integer(let id) = last.value(at: 0) else { return }
+            after = id
+            try onRows(copied)
+        }
+    }
+
+    /// Migrates each object of a table through the step's transform.
+    func transform(
+        _ table: MigrationPlan.Table, from source: EntityDescription, reading sourceTable: String,
+        to destination: EntityDescription, onRows: (Int) throws -> Void
+    ) throws {
+        guard let transform = table.transform else { return }
+        let fieldCount = destination.fields.count
+        let (expressions, values) = expressions(table)
+        // The destination object's row: ID, fields, to-many relationships (empty), derived fields (0);
+        // then hidden position columns; then the source object's fields.
+        let fieldExpressions = expressions.prefix(fieldCount)
+        let hiddenExpressions = expressions.dropFirst(fieldCount)
+        let select = ["\"id\""] + fieldExpressions
+            + Array(repeating: "'[]'", count: destination.toMany.count) + Array(repeating: "0", count: destination.derived.count)
+            + hiddenExpressions + source.fields.map { dialect.quote($0.column) }
+        let query = try connection.makeStatement(
+            "SELECT \(select.joined(separator: ", ")) FROM \(dialect.quote(sourceTable)) ORDER BY \"id\"")
+        try query.bind(values)
+        let columns = (["id"] + table.columns.map(\.column)).map(dialect.quote)
+        let insert = try connection.makeStatement(
+            "INSERT INTO \(dialect.quote(Self.newName(destination.name))) (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
+        let hiddenStart = Int32(1 + fieldCount + destination.toMany.count + destination.derived.count)
+        let sourceStart = hiddenStart + Int32(hiddenExpressions.count)
+        var pending = 0
+        while try query.step() {
+            guard case .integer(let id) = query.value(at: 0) else { continue }
+            var old: [String: DatabaseValue] = [:]
+            for (offset, field) in source.fields.enumerated() {
+                old[field.property] = query.value(at: sourceStart + Int32(offset))
+            }
+            let object = MigrationObject(entity: source.name, id: id, values: old)
+            let fields: [DatabaseValue]
+            do {
+                fields = try transform.run(Row(statement: query), object)
+            } catch let error as StrataError {
+                throw error.with(entity: destination.name)
+            }
+            var row: [DatabaseValue] = [.integer(id)] + fields
+            for offset in 0..<Int32(hiddenExpressions.count) { row.append(query.value(at: hiddenStart + offset)) }
+            insert.reset()
+            try insert.bind(row)
+            do {
+                _ = try insert.step()
+            } catch {
+                throw error.with(entity: destination.name)
+            }
+            pending += 1
+            if pending == 1_000 {
+                try onRows(pending)
+                pending = 0
+            }
+        }
+        query.reset()
+        if pending > 0 { try onRows(pending) }
+    }
+
+    /// Deletes the objects of a source entity that `predicate` selects, with their join rows, and clears
+    /// to-one relationships that pointed at them; their IDs are never used again.
+    func deleteObjects(
+        _ entity: String, where predicate: @Sendable (MigrationObject) throws -> Bool, plan: MigrationPlan
+    ) throws {
+        guard let description = plan.source.entity(named: entity) else { return }
+        let query = try connection.makeStatement(
+            "SELECT \"id\"" + description.fields.map { ", " + dialect.quote($0.column) }.joined()
+                + " FROM \(dialect.quote(entity)) ORDER BY \"id\"")
+        var doomed: [Int64] = []
+        while try query.step() {
+            guard case .integer(let id) = query.value(at: 0) else { continue }
+            var values: [String: DatabaseValue] = [:]
+            for (offset, field) in description.fields.enumerated() { values[field.property] = query.value(at: Int32(offset + 1)) }
+            if try predicate(MigrationObject(entity: entity, id: id, values: values)) { doomed.append(id) }
+        }
+        query.reset()
+        guard let largest = doomed.max() else { return }
+        let delete = try connection.makeStatement("DELETE FROM \(dialect.quote(entity)) WHERE \"id\" = ?")
+        var cleanups: [Statement] = []
+        for join in plan.sourceGraph.joinTables {
+            if join.ownerTable == entity {
+                cleanups.append(try connection.makeStatement("DELETE FROM \(dialect.quote(join.name)) WHERE \"source\" = ?"))
+            }
+            if join.otherTable == entity {
+                cleanups.append(try connection.makeStatement("DELETE FROM \(dialect.quote(join.name)) WHERE \"target\" = ?"))
+            }
+        }
+        for (other, toOnes) in plan.sourceGraph.toOne {
+            for toOne in toOnes where toOne.target == entity {
+                let column = dialect.quote(toOne.column)
+                cleanups.append(try connection.makeStatement(
+                    "UPDATE \(dialect.quote(other)) SET \(column) = NULL WHERE \(column) = ?"))
+            }
+        }
+        for id in doomed {
+            for statement in [delete] + cleanups {
+                statement.reset()
+                try statement.bind([.integer(id)])
+                _ = try statement.step()
+            }
+        }
+        try connection.execute(sql.raiseIDMark, [.text(SchemaSQL.idMarkKey(entity)), .text(String(largest))])
+    }
+}

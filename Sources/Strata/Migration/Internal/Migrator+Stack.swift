@@ -1,0 +1,90 @@
+import Foundation
+
+
+extension Migrator {
+    /// Migrates the store at `path` to `current` if it is at an older version of `history`, on a thread
+    /// outside Swift's pool; does nothing for a new store or one at the current version. Cancelling the
+    /// awaiting task interrupts the migration and rolls it back.
+    static func migrateIfNeeded(
+        history: SchemaHistory, current: Schema, path: String, options: Connection.Options, progress: MigrationProgress?
+    ) async throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let control = Locked<(cancelled: Bool, handle: InterruptHandle?)>((false, nil))
+        do {
+            try await withTaskCancellationHandler {
+                try await OffPool.run {
+                    let connection = try Connection(path: path, options: options)
+                    defer { connection.close() }
+                    guard let state = try storeState(connection), state.version != current.version else { return }
+                    connection.storeTag = state.tag
+                    let migrator = Migrator(history: history, current: current, connection: connection, progress: progress)
+                    let plans = try migrator.path(for: state)
+                    let handle = connection.interruptHandle
+                    handle.arm()
+                    defer { handle.disarm() }
+                    let cancelledAlready = control.withLock { state in
+                        state.handle = handle
+                        return state.cancelled
+                    }
+                    if cancelledAlready { throw CancellationError() }
+                    try migrator.run(plans, cancelled: { control.withLock { $0.cancelled } })
+                }
+            } onCancel: {
+                control.withLock { state in
+                    state.cancelled = true
+                    state.handle?.interrupt()
+                }
+            }
+        } catch let error as StrataError where error.code == .interrupted && Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+
+    /// What `migrateIfNeeded` would do, read without changing the file.
+    static func forecast(history: SchemaHistory, current: Schema, path: String, options: Connection.Options) async throws
+        -> MigrationForecast
+    {
+        guard FileManager.default.fileExists(atPath: path) else {
+            return MigrationForecast(storeVersion: nil, currentVersion: current.version, steps: [])
+        }
+        var readOnly = options
+        readOnly.readOnly = true
+        readOnly.create = false
+        let readOptions = readOnly
+        return try await OffPool.run {
+            let connection = try Connection(path: path, options: readOptions)
+            defer { connection.close() }
+            guard let state = try storeState(connection) else {
+                return MigrationForecast(storeVersion: nil, currentVersion: current.version, steps: [])
+            }
+            guard state.version != current.version else {
+                return MigrationForecast(storeVersion: state.version, currentVersion: current.version, steps: [])
+            }
+            let migrator = Migrator(history: history, current: current, connection: connection, progress: nil)
+            let plans = try migrator.path(for: state)
+            try connection.execute("BEGIN")
+            defer { try? connection.execute("COMMIT") }
+            let rows = try migrator.estimatedRows(plans)
+            var steps: [MigrationForecast.Step] = []
+            for (plan, rows) in zip(plans, rows) {
+                var entities: [MigrationForecast.EntityChange] = []
+                for table in plan.tables {
+                    let count = table.source.map { rows[$0.name] ?? 0 } ?? 0
+                    let kind: MigrationForecast.Kind =
+                        switch table.action {
+                        case .create: .create
+                        case .alter: .inferred
+                        case .rebuild: .rebuild
+                        case .transform: .custom
+                        case .delete: .delete
+                        }
+                    entities.append(MigrationForecast.EntityChange(
+                        entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count))
+                }
+                steps.append(MigrationForecast.Step(
+                    source: plan.source.version, destination: plan.destination.version, entities: entities))
+            }
+            return MigrationForecast(storeVersion: state.version, currentVersion: current.version, steps: steps)
+        }
+    }
+}
