@@ -56,12 +56,16 @@ struct MigrationPlan {
     let destination: Schema
     let sourceGraph: SchemaGraph
     let destinationGraph: SchemaGraph
-    private(set) var tables: [Table] = []
-    private(set) var joins: [JoinAction] = []
+    var tables: [Table] = []
+    var joins: [JoinAction] = []
+    /// To-many relationships whose links move to another storage.
+    var linkMoves: [LinkMove] = []
+    /// Ordered relationships that were sets: their positions are numbered by related ID.
+    var renumbered: [SchemaGraph.ToMany] = []
     /// Per source entity, the objects to delete first.
-    private(set) var deletions: [(entity: String, predicate: @Sendable (MigrationObject) throws -> Bool)] = []
+    var deletions: [(entity: String, predicate: @Sendable (MigrationObject) throws -> Bool)] = []
     /// Entity renames, source name to destination name.
-    private(set) var entityRenames: [String: String] = [:]
+    var entityRenames: [String: String] = [:]
 
     private let sql = SchemaSQL()
 
@@ -137,7 +141,8 @@ struct MigrationPlan {
         for (entity, _) in transforms where destination.entity(named: entity) == nil {
             throw fail("transform names entity \(entity), which version \(destination.version) does not have.", entity: entity)
         }
-        try planJoins(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
+        planJoins(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted)
+        try planRelationships(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
     }
 
     /// The plan of one entity that exists in both versions.
@@ -146,10 +151,12 @@ struct MigrationPlan {
         transform: MigrationChange.Transform?, fail: (String, String?, String?) -> StrataError
     ) throws(StrataError) -> Table {
         for (new, oldName) in renames {
-            guard entity.fields.contains(where: { $0.property == new || $0.column == new }) else {
+            guard entity.fields.contains(where: { $0.property == new || $0.column == new })
+                || entity.toMany.contains(where: { $0.property == new }) else {
                 throw fail("renameField names \(entity.name).\(new), which does not exist.", entity.name, new)
             }
-            guard old.fields.contains(where: { $0.property == oldName || $0.column == oldName }) else {
+            guard old.fields.contains(where: { $0.property == oldName || $0.column == oldName })
+                || old.toMany.contains(where: { $0.property == oldName }) else {
                 throw fail("renameField names \(old.name).\(oldName) of version \(source.version), which does not exist.", old.name, oldName)
             }
         }
@@ -231,11 +238,22 @@ struct MigrationPlan {
                 needsRebuild = true
             }
         }
-        // Hidden position columns of ordered relationships, carried over by name.
+        // Hidden position columns of ordered relationships, carried over with their foreign key (renamed
+        // with it).
+        let sourcePositions = sourceGraph.positionColumns[old.name] ?? []
         for hidden in destinationGraph.positionColumns[entity.name] ?? [] {
-            if (sourceGraph.positionColumns[old.name] ?? []).contains(hidden) {
-                matchedSource.insert(hidden)
-                table.columns.append((hidden, .column(hidden, cast: nil, fill: nil, checkNulls: false)))
+            let foreignKey = String(hidden.dropLast(SchemaGraph.positionSuffix.count))
+            let sourceForeignKey: String? =
+                switch table.columns.first(where: { $0.column == foreignKey })?.source {
+                case .column(let column, _, _, _): column
+                default: nil
+                }
+            if let sourceForeignKey, case let sourceHidden = sourceForeignKey + SchemaGraph.positionSuffix,
+                sourcePositions.contains(sourceHidden)
+            {
+                matchedSource.insert(sourceHidden)
+                table.columns.append((hidden, .column(sourceHidden, cast: nil, fill: nil, checkNulls: false)))
+                if sourceHidden != hidden { table.renamedColumns.append((sourceHidden, hidden)) }
             } else {
                 table.columns.append((hidden, .value(.null)))
                 table.addedColumns.append(destinationDefinitions[hidden] ?? "\"\(hidden)\" INTEGER")
@@ -260,46 +278,6 @@ struct MigrationPlan {
         case (.attribute, .attribute), (.coded, .coded): return true
         case (.toOne(let a), .toOne(let b)): return sourceGraphName(source.entityName(a.target)) == destination.entityName(b.target)
         default: return false
-        }
-    }
-
-    /// The join tables: kept (renamed when their entities were), created, or dropped with their entity
-    /// or relationship. A relationship whose storage would change is refused rather than emptied.
-    private mutating func planJoins(
-        fieldRenames: [String: [String: String]], sourceOf: [String: String], deleted: Set<String>,
-        fail: (String, String?, String?) -> StrataError
-    ) throws(StrataError) {
-        var kept: Set<String> = []
-        for join in destinationGraph.joinTables {
-            // The relationship that owns the join table, and its name in the source version.
-            let owner = destination.entity(named: join.ownerTable)
-            let property = String(join.name.dropFirst(join.ownerTable.count + 1))
-            let sourceOwner = sourceOf[join.ownerTable] ?? (entityRenames[join.ownerTable] == nil ? join.ownerTable : nil)
-            let sourceProperty = fieldRenames[join.ownerTable]?[property] ?? property
-            let sourceOther = sourceOf[join.otherTable] ?? join.otherTable
-            if let sourceOwner, owner != nil,
-                let old = sourceGraph.joinTables.first(where: { $0.name == "\(sourceOwner)_\(sourceProperty)" }),
-                old.ownerTable == sourceOwner, old.otherTable == sourceOther, !deleted.contains(sourceOwner)
-            {
-                kept.insert(old.name)
-                joins.append(.keep(source: old.name, destination: join))
-            } else {
-                joins.append(.create(join))
-            }
-        }
-        for old in sourceGraph.joinTables where !kept.contains(old.name) {
-            let property = String(old.name.dropFirst(old.ownerTable.count + 1))
-            let ownerGone = deleted.contains(old.ownerTable) || deleted.contains(old.otherTable)
-            let newOwner = entityRenames[old.ownerTable] ?? old.ownerTable
-            let newProperty = fieldRenames[newOwner]?.first { $0.value == property }?.key ?? property
-            let relationshipGone = destination.entity(named: newOwner)?.toMany.contains { $0.property == newProperty } != true
-            guard ownerGone || relationshipGone else {
-                throw fail(
-                    "the relationship \(old.ownerTable).\(property) changes how it is stored (its inverse, its target or "
-                        + "its owner changed), which this version of Strata cannot migrate without losing its links.",
-                    old.ownerTable, property)
-            }
-            joins.append(.drop(old.name))
         }
     }
 

@@ -148,6 +148,9 @@ struct Migrator {
         for table in plan.tables where table.action == .rebuild || table.action == .transform {
             try check(table)
         }
+        for (number, move) in plan.linkMoves.enumerated() {
+            try collectLinks(move, into: Self.linksName(number))
+        }
         // Renames first, through temporary names (so that names can swap), with SQLite's ALTER TABLE,
         // which also rewrites the foreign keys of other tables that point at a renamed table.
         for table in plan.tables {
@@ -229,11 +232,18 @@ struct Migrator {
                 break
             }
         }
+        for (number, move) in plan.linkMoves.enumerated() {
+            try writeLinks(move, from: Self.linksName(number), graph: plan.destinationGraph)
+        }
+        for relationship in plan.renumbered {
+            try numberPositions(relationship)
+        }
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
     }
 
     static func newName(_ table: String) -> String { "strata_new_" + table }
     static func keptName(_ table: String) -> String { "strata_kept_" + table }
+    static func linksName(_ number: Int) -> String { "strata_links_\(number)" }
 
     private func rename(_ old: String, to new: String) throws(StrataError) {
         try connection.execute("ALTER TABLE \(dialect.quote(old)) RENAME TO \(dialect.quote(new))")

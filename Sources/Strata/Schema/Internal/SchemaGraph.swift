@@ -44,6 +44,9 @@ struct SchemaGraph: Sendable {
         let otherTable: String
     }
 
+    /// The suffix of the hidden position column of an ordered relationship stored in a foreign key.
+    static let positionSuffix = "_position"
+
     private(set) var entities: [String: EntityDescription] = [:]
     private(set) var toMany: [String: [ToMany]] = [:]
     private(set) var toOne: [String: [ToOne]] = [:]
@@ -141,7 +144,7 @@ struct SchemaGraph: Sendable {
             let column = target.fields[field].column
             var position: String?
             if relationship.isOrdered {
-                let hidden = "\(column)_position"
+                let hidden = column + Self.positionSuffix
                 position = hidden
                 if !(positionColumns[targetName] ?? []).contains(hidden) {
                     positionColumns[targetName, default: []].append(hidden)
