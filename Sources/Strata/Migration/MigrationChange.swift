@@ -12,6 +12,7 @@ public struct MigrationChange: Sendable {
         case fill(entity: String, field: String, value: DatabaseValue)
         case transform(entity: String, Transform)
         case deleteObjects(entity: String, where: @Sendable (MigrationObject) throws -> Bool)
+        case custom(@Sendable (MigrationTransaction) throws -> Void)
     }
 
     /// A typed transform with its entity type erased: decodes the destination object from a row laid out
@@ -67,5 +68,18 @@ public struct MigrationChange: Sendable {
         _ entity: String, where predicate: @escaping @Sendable (MigrationObject) throws -> Bool
     ) -> MigrationChange {
         MigrationChange(kind: .deleteObjects(entity: entity, where: predicate))
+    }
+
+    /// Free-form work for what the other changes cannot say (split a field into objects of a new
+    /// entity, merge two entities, compute values across objects): `body` runs once, in the migration's
+    /// transaction, after the step's other changes, when the store has the destination version's tables.
+    ///
+    /// It reads the source version's objects as they were before the step (``MigrationTransaction/sourceObjects(_:)``,
+    /// every source entity, also those the step deletes) and creates, edits and deletes the destination
+    /// version's objects through ``MigrationTransaction/transaction``, typed. A step with a `custom`
+    /// change first copies its source tables aside (temporary tables, dropped when the step ends), so
+    /// it costs one more copy of the data.
+    public static func custom(_ body: @escaping @Sendable (MigrationTransaction) throws -> Void) -> MigrationChange {
+        MigrationChange(kind: .custom(body))
     }
 }

@@ -66,6 +66,8 @@ struct MigrationPlan {
     var deletions: [(entity: String, predicate: @Sendable (MigrationObject) throws -> Bool)] = []
     /// Entity renames, source name to destination name.
     var entityRenames: [String: String] = [:]
+    /// The step's free-form changes, run last.
+    var customs: [@Sendable (MigrationTransaction) throws -> Void] = []
 
     private let sql = SchemaSQL()
 
@@ -111,6 +113,8 @@ struct MigrationPlan {
                     throw fail("deleteObjects names \(entity), which version \(source.version) does not have.", entity: entity)
                 }
                 deletions.append((entity, predicate))
+            case .custom(let body):
+                customs.append(body)
             }
         }
         let sourceOf = Dictionary(entityRenames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })

@@ -151,6 +151,13 @@ struct Migrator {
         for (number, move) in plan.linkMoves.enumerated() {
             try collectLinks(move, into: Self.linksName(number))
         }
+        if !plan.customs.isEmpty {
+            for entity in plan.source.entities {
+                try connection.execute(
+                    "CREATE TEMP TABLE \(dialect.quote(MigrationTransaction.sourceTable(entity.name))) AS "
+                        + "SELECT * FROM \(dialect.quote(entity.name))")
+            }
+        }
         // Renames first, through temporary names (so that names can swap), with SQLite's ALTER TABLE,
         // which also rewrites the foreign keys of other tables that point at a renamed table.
         for table in plan.tables {
@@ -237,6 +244,10 @@ struct Migrator {
         }
         for relationship in plan.renumbered {
             try numberPositions(relationship)
+        }
+        if !plan.customs.isEmpty {
+            report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
+            try runCustoms(plan)
         }
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
     }

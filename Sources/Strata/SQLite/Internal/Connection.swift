@@ -240,6 +240,12 @@ final class Connection {
         return statement
     }
 
+    /// Finalizes the statements prepared for keys, before the keys go away: a key is known by its
+    /// identity, which a later key could take over (a migration step's store context, say).
+    func dropKeyedStatements() {
+        keyed.removeAll()
+    }
+
     /// The most statements kept prepared. Filters with `IN` lists of many lengths make many SQL texts;
     /// the cache keeps the ones in use and finalizes the rest.
     static var cacheCapacity: Int { 256 }

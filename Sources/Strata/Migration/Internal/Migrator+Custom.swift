@@ -1,0 +1,24 @@
+/// Running a step's free-form changes.
+extension Migrator {
+    /// Runs the step's `custom` changes with a transaction of the destination version, then drops the
+    /// copies of the source tables they read.
+    func runCustoms(_ plan: MigrationPlan) throws {
+        let store = try StoreContext(schema: plan.destination)
+        let ids = IDAllocator()
+        let transaction = Transaction(connection: connection, store: store, ids: ids)
+        let migration = MigrationTransaction(
+            source: plan.source, destination: plan.destination.version, connection: connection, transaction: transaction)
+        defer {
+            transaction.isOpen = false
+            connection.dropKeyedStatements()
+        }
+        for body in plan.customs {
+            try body(migration)
+        }
+        try ids.saveMarks(connection)
+        transaction.isOpen = false
+        for entity in plan.source.entities {
+            try connection.execute("DROP TABLE temp.\(dialect.quote(MigrationTransaction.sourceTable(entity.name)))")
+        }
+    }
+}
