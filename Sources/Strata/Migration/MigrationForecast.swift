@@ -17,6 +17,8 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         public let destination: String
         /// What happens to each entity, in the destination's order, then the entities dropped.
         public let entities: [EntityChange]
+        /// The number of free-form changes (``MigrationChange/custom(_:)``) the step runs after them.
+        public let customChanges: Int
     }
 
     /// What a step does to one entity.
@@ -52,7 +54,7 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         guard isMigrationRequired else { return "store at \(storeVersion): no migration needed" }
         return steps.map { step in
             "\(step.source) → \(step.destination): " + step.entities.map { "\($0.entity) \($0.kind.rawValue) (\($0.rows) rows)" }
-                .joined(separator: ", ")
+                .joined(separator: ", ") + (step.customChanges > 0 ? ", \(step.customChanges) custom change(s)" : "")
         }.joined(separator: "; ")
     }
 }

@@ -82,7 +82,8 @@ extension Migrator {
                         entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count))
                 }
                 steps.append(MigrationForecast.Step(
-                    source: plan.source.version, destination: plan.destination.version, entities: entities))
+                    source: plan.source.version, destination: plan.destination.version, entities: entities,
+                    customChanges: plan.customs.count))
             }
             return MigrationForecast(storeVersion: state.version, currentVersion: current.version, steps: steps)
         }
