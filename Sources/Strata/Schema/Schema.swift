@@ -13,17 +13,21 @@ public struct Schema: Sendable {
     public let entities: [EntityDescription]
     /// The identities of the entities' Swift types, in the same order (relationships refer to them).
     let entityTypes: [ObjectIdentifier]
+    /// The lock declared for this version, if any: a stack refuses the schema when its entities no
+    /// longer match it.
+    public let declaredVersionLock: VersionLock?
 
-    /// Declares a schema version with its entities.
-    public init(_ version: String, _ entities: any Entity.Type...) {
-        self.init(version, entities: entities)
+    /// Declares a schema version with its entities and, once it shipped, its ``VersionLock``.
+    public init(_ version: String, _ entities: any Entity.Type..., versionLock: VersionLock? = nil) {
+        self.init(version, entities: entities, versionLock: versionLock)
     }
 
-    /// Declares a schema version with its entities.
-    public init(_ version: String, entities: [any Entity.Type]) {
+    /// Declares a schema version with its entities and, once it shipped, its ``VersionLock``.
+    public init(_ version: String, entities: [any Entity.Type], versionLock: VersionLock? = nil) {
         self.version = version
         self.entities = entities.map { $0.entityDescription }
         self.entityTypes = entities.map { ObjectIdentifier($0) }
+        self.declaredVersionLock = versionLock
     }
 
     /// The entity with this name, if it is part of the schema.
@@ -39,6 +43,27 @@ public struct Schema: Sendable {
     /// column name, never by position), nor on how Swift prints a value.
     public var versionHash: String {
         Self.fnv1a(canonicalText)
+    }
+
+    /// The lock of the entities as declared now: print it once the version ships and pass it as
+    /// `versionLock:`.
+    public var versionLock: VersionLock {
+        var locked: [String: String] = [:]
+        for entity in entities {
+            var members: [(String, String)] = entity.fields.map { field in
+                let options = field.options.map(Self.name(of:)).sorted().joined(separator: "+")
+                return (field.property, "\(field.column):\(field.storageClass.rawValue):\(field.isOptional ? "null" : "notnull"):\(options)"
+                    + kindText(field.kind))
+            }
+            members += entity.toMany.map { relationship in
+                (relationship.property, "\(entityName(relationship.target)):\(relationship.isOrdered ? "ordered" : "set"):"
+                    + (relationship.inverse ?? ""))
+            }
+            members += entity.derived.map { ($0.property, "\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))") }
+            locked[entity.name] = members.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(Self.fnv1a($0.1).suffix(8))" }
+                .joined(separator: " ")
+        }
+        return VersionLock(entities: locked)
     }
 
     /// The hash that stores made before the version lock ignored declaration order hold: such a store
@@ -111,10 +136,24 @@ public struct Schema: Sendable {
         entityTypes.firstIndex(of: reference.type).map { entities[$0].name } ?? reference.typeName
     }
 
-    /// Checks names: no empty or duplicate entity names, no duplicate columns, no reserved names.
+    /// Checks names (no empty or duplicate entity names, no duplicate columns, no reserved names) and
+    /// the declared version lock.
     func validate() throws(StrataError) {
         guard !version.isEmpty else {
             throw StrataError(.invalidArgument, "A schema needs a non-empty version name.")
+        }
+        if let declaredVersionLock {
+            let lock = versionLock
+            let differences = lock.differences(from: declaredVersionLock)
+            if let first = differences.first {
+                throw StrataError(
+                    .schemaMismatch,
+                    "Schema \(version) was locked when it shipped, and its entities changed since: "
+                        + differences.map(\.change).joined(separator: "; ") + ". A version that shipped must stay as "
+                        + "it was: undo the edit and declare the change in a new version. If \(version) never shipped, "
+                        + "declare its new lock: versionLock: \(lock)",
+                    entity: first.entity, field: first.member)
+            }
         }
         var names: Set<String> = []
         for entity in entities {

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import Strata
+
+// The same entity declared three ways: reordered (same lock), and edited (a different lock).
+enum LockA {
+    @Entity(name: "Person")
+    struct Person {
+        var name: String = ""
+        @Field(.indexed, .unique) var email: String?
+        var age: Int = 0
+        @Relationship var friends: Set<Person.ID> = []
+    }
+}
+
+enum LockB {
+    @Entity(name: "Person")
+    struct Person {
+        @Relationship var friends: Set<Person.ID> = []
+        var age: Int = 0
+        @Field(.unique, .indexed) var email: String?
+        var name: String = ""
+    }
+}
+
+enum LockC {
+    @Entity(name: "Person")
+    struct Person {
+        var name: String = ""
+        @Field(.indexed, .unique) var email: String?
+        var age: Double = 0
+        var nickname: String?
+    }
+
+    @Entity(name: "Note")
+    struct Note {
+        var text: String = ""
+    }
+}
+
+@Suite("Version locks declared in code")
+struct DeclaredVersionLockTests {
+    @Test("a lock does not depend on the order of fields, relationships or options, and round-trips as printed")
+    func stableLock() throws {
+        let a = Schema("V1", LockA.Person.self)
+        let b = Schema("V1", LockB.Person.self)
+        #expect(a.versionLock == b.versionLock)
+        #expect(a.versionLock.description.hasPrefix("[\"Person\": \"age="))
+        let members = try #require(a.versionLock.entities["Person"]).split(separator: " ").map { $0.prefix { $0 != "=" } }
+        #expect(members == ["age", "email", "friends", "name"])
+        // The printed lock, pasted back, validates.
+        let locked = Schema("V1", LockB.Person.self, versionLock: ["Person": a.versionLock.entities["Person"]!])
+        try locked.validate()
+        #expect(a.versionLock != Schema("V1", LockC.Person.self).versionLock)
+    }
+
+    @Test("a locked version whose entities were edited fails at stack creation naming each change, before any file is made")
+    func editedVersionRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("never.sqlite")
+        let lock = Schema("V1", LockA.Person.self).versionLock
+        let edited = Schema("V1", LockC.Person.self, LockC.Note.self, versionLock: lock)
+        let error = await expectStrataError(.schemaMismatch) { try await DataStack(edited, storage: SQLiteStore(path: path)) }
+        let message = error?.message ?? ""
+        #expect(message.contains("Schema V1 was locked"), "\(message)")
+        #expect(message.contains("entity Note was added"), "\(message)")
+        #expect(message.contains("Person.age changed"), "\(message)")
+        #expect(message.contains("Person.friends was removed"), "\(message)")
+        #expect(message.contains("Person.nickname was added"), "\(message)")
+        #expect(!message.contains("Person.name"), "\(message)")
+        #expect(message.contains("versionLock: [\"Note\": "), "\(message)")
+        #expect(error?.entity == "Note")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // The same inside a history, with the first difference as the error's entity and field.
+        let history = SchemaHistory(Schema("V1", LockC.Person.self, versionLock: lock), Schema("V2", LockA.Person.self))
+        let inHistory = await expectStrataError(.schemaMismatch) { try await DataStack(history, storage: SQLiteStore(path: path)) }
+        #expect(inHistory?.entity == "Person" && inHistory?.field == "age")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}
