@@ -1,3 +1,5 @@
+import Logging
+
 /// The entry point of Strata: one store, one writer, a pool of readers.
 ///
 /// ```swift
@@ -112,6 +114,14 @@ public final class DataStack: Sendable {
         let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
         options.busyReportThreshold = configuration.longWaitThreshold
         options.busyReport = waitLog.lockReport(path: location.path)
+        if location.recreatesOnSchemaMismatch,
+            let version = try await Migrator.removeIfMismatched(
+                history: history ?? SchemaHistory(schema), current: schema, path: location.path, options: options)
+        {
+            configuration.logger.warning(
+                "store deleted and made anew: its schema version could not be opened",
+                metadata: ["strata.path": "\(location.path)", "strata.storeSchema": "\(version)", "strata.schema": "\(schema.version)"])
+        }
         if let history {
             try await Migrator.migrateIfNeeded(
                 history: history, current: schema, path: location.path, options: options, progress: progress)

@@ -16,6 +16,7 @@ public struct SQLiteStore: Storage {
     }
 
     private let place: Place
+    private var recreates = false
 
     /// A store at this path. The directory must exist.
     public init(path: String) {
@@ -32,6 +33,21 @@ public struct SQLiteStore: Storage {
     /// `~/.local/share` on Linux), created if missing.
     public init(fileName: String) {
         place = .fileName(fileName)
+    }
+
+    /// The same store, deleted and made anew, empty, when it was made by a schema version the app cannot
+    /// open: a version its ``SchemaHistory`` does not declare (an older app without that version, or a
+    /// newer app), or a declared version whose entities were edited since. For caches, whose data can
+    /// be fetched again; never the default. A store the app can migrate is migrated, and a file that
+    /// Strata did not make is never deleted. Only one process should open such a store.
+    ///
+    /// ```swift
+    /// let cache = try await DataStack(schema, storage: SQLiteStore(path: path).recreatingOnSchemaMismatch())
+    /// ```
+    public func recreatingOnSchemaMismatch() -> SQLiteStore {
+        var store = self
+        store.recreates = true
+        return store
     }
 
     /// The default directory for ``init(fileName:)``.
@@ -60,7 +76,7 @@ public struct SQLiteStore: Storage {
                     .invalidArgument,
                     "The store path contains a NUL character, which no file name can hold: \(path.debugDescription).")
             }
-            return StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal)
+            return StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal, recreatesOnSchemaMismatch: recreates)
         case .fileName(let name):
             guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0) else {
                 throw StrataError(
@@ -74,7 +90,8 @@ public struct SQLiteStore: Storage {
                     .cannotOpen, "Cannot create the directory \(directory.path) for the store: \(error.localizedDescription)")
             }
             return StorageLocation(
-                path: directory.appendingPathComponent(name).path, isTemporary: false, defaultSynchronous: .normal)
+                path: directory.appendingPathComponent(name).path, isTemporary: false, defaultSynchronous: .normal,
+                recreatesOnSchemaMismatch: recreates)
         }
     }
 }

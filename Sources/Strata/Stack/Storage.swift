@@ -12,10 +12,13 @@ public struct StorageLocation: Sendable {
     public let isTemporary: Bool
     /// The `synchronous` setting this storage wants unless the configuration overrides it.
     let defaultSynchronous: DataStack.Synchronous
+    /// Whether a store the schema cannot open is deleted and made anew (``SQLiteStore/recreatingOnSchemaMismatch()``).
+    let recreatesOnSchemaMismatch: Bool
 
-    init(path: String, isTemporary: Bool, defaultSynchronous: DataStack.Synchronous) {
+    init(path: String, isTemporary: Bool, defaultSynchronous: DataStack.Synchronous, recreatesOnSchemaMismatch: Bool = false) {
         self.path = path
         self.isTemporary = isTemporary
         self.defaultSynchronous = defaultSynchronous
+        self.recreatesOnSchemaMismatch = recreatesOnSchemaMismatch
     }
 }

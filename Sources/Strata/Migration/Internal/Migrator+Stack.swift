@@ -40,6 +40,40 @@ extension Migrator {
         }
     }
 
+    /// For a store that is recreated on mismatch: deletes its files when it is a Strata store that
+    /// `history` cannot open (a version it does not declare, or a declared version edited since), and
+    /// returns the store's version; `nil` (nothing deleted) otherwise.
+    static func removeIfMismatched(
+        history: SchemaHistory, current: Schema, path: String, options: Connection.Options
+    ) async throws -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var readOnly = options
+        readOnly.readOnly = true
+        readOnly.create = false
+        let readOptions = readOnly
+        let mismatched: String? = try await OffPool.run {
+            let connection = try Connection(path: path, options: readOptions)
+            defer { connection.close() }
+            try connection.execute("BEGIN")
+            defer { try? connection.execute("COMMIT") }
+            guard let state = try storeState(connection) else { return nil }
+            guard history.path(from: state.version) != nil, let schema = history.schema(state.version),
+                state.hash == schema.versionHash || state.hash == schema.legacyVersionHash
+            else { return state.version }
+            return nil
+        }
+        guard let mismatched else { return nil }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            guard unlink(path + suffix) == 0 || errno == ENOENT else {
+                throw StrataError(
+                    .cannotOpen,
+                    "The store at \(path) was made with schema version \(mismatched), which this app cannot open, and "
+                        + "could not be deleted to be made anew: \(String(cString: strerror(errno))). Check the directory's permissions.")
+            }
+        }
+        return mismatched
+    }
+
     /// What `migrateIfNeeded` would do, read without changing the file.
     static func forecast(history: SchemaHistory, current: Schema, path: String, options: Connection.Options) async throws
         -> MigrationForecast

@@ -77,8 +77,9 @@ enum SchemaSetup {
             throw StrataError(
                 .schemaMismatch,
                 "The store at \(connection.path) is at schema version \(version), but the stack declares version "
-                    + "\(schema.version). Open it with the schema it was made with (migrations between versions "
-                    + "are not built yet).")
+                    + "\(schema.version). To migrate it, open it with a SchemaHistory that declares version \(version) "
+                    + "and its chain to \(schema.version); for a cache, SQLiteStore(...).recreatingOnSchemaMismatch() "
+                    + "makes it anew. The file was not changed.")
         }
         if metadata["schema_hash"] == schema.legacyVersionHash, schema.legacyVersionHash != schema.versionHash {
             // A store made before the lock ignored declaration order, with this very schema.
