@@ -35,6 +35,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "hold" {
     exit(0)
 }
 
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "migration" {
+    try await migrationProbe(CommandLine.arguments[2], path: CommandLine.arguments[3])
+    exit(0)
+}
+
 let terms = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
 let stack = try await DataStack(Schema("V1", ProbeItem.self))
 try await stack.perform { tx in

@@ -31,10 +31,12 @@ struct FaultPlan: Sendable {
     var armedCalls = 0
     /// The faults injected, by kind.
     var injected: [FaultKind: Int] = [:]
+    /// Whether only writes fail (reads, syncs, truncations and mappings work).
+    var writesOnly = false
 
     /// Whether the next call fails, counting it as `kind` when it does.
     mutating func fails(_ kind: FaultKind) -> Bool {
-        guard probability > 0 else { return false }
+        guard probability > 0, !writesOnly else { return false }
         armedCalls += 1
         guard Double.random(in: 0..<1, using: &generator) < probability else { return false }
         injected[kind, default: 0] += 1
@@ -579,6 +581,41 @@ struct FaultInjectionTests {
             observer: \(observer.snapshots) snapshots, \(observer.subscriptions) subscriptions, \(observer.errors.count) errors; \
             \(start.duration(to: clock.now))
             """)
+    }
+
+    @Test("a full disk or an I/O error while a migration writes rolls it back: the old version, whole, migrates later")
+    func migrationWriteFaults() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("migration.sqlite")
+        try await makeV1Store(at: path)
+        var configuration = DataStack.Configuration()
+        configuration.vfsName = FaultVFS.registeredName
+        // Every write fails from the transform's first object on: the step's writes reach the file at
+        // the latest when the migration commits.
+        let armed = Locked(false)
+        let transform = MigrationStep(from: "V2", to: "V3", .transform(MV3.Writer.self) { _, writer in
+            if armed.withLock({ armed in defer { armed = true }; return !armed }) {
+                FaultVFS.plan.withLock { $0 = FaultPlan(generator: SeededGenerator(state: 9), probability: 1, writesOnly: true) }
+            }
+            writer.initials = "?"
+        })
+        let history = SchemaHistory(migrationV1, migrationV2, migrationV3, steps: [stepV1V2, transform])
+        let error = await #expect(throws: StrataError.self) {
+            try await DataStack(history, storage: SQLiteStore(path: path), configuration: configuration)
+        }
+        let injected = FaultVFS.plan.withLock { plan in
+            defer { plan = FaultPlan() }
+            return plan.injected
+        }
+        #expect(injected[.writeDiskFull, default: 0] + injected[.writeIOError, default: 0] > 0)
+        #expect(error.map { [.diskFull, .ioError].contains($0.code) } == true, "\(String(describing: error))")
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
+        #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
+        #expect(try storeValue(path, "SELECT count(*) FROM Author") == "2")
+        // With room again, the same migration runs.
+        let stack = try await DataStack(history, storage: SQLiteStore(path: path), configuration: configuration)
+        #expect(try await stack.fetchAll(From<MV3.Writer>()).map(\.initials) == ["?", "?"])
+        await stack.close()
     }
 
     @Test("a publisher whose fetch failed starts over for the next iterator, once the fault is over")
