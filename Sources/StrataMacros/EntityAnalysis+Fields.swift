@@ -40,7 +40,8 @@ extension EntityAnalysis {
 
     /// Records a field stored in a column, after checking the column name.
     mutating func addStoredField(
-        _ property: PropertySyntax, _ arguments: FieldArguments, kind: StoredField.Kind, isOptional: Bool
+        _ property: PropertySyntax, _ arguments: FieldArguments, kind: StoredField.Kind, isOptional: Bool,
+        renamedFrom: String? = nil
     ) {
         let column = arguments.column ?? property.name
         checkColumn(
@@ -55,7 +56,8 @@ extension EntityAnalysis {
                 defaultValue: property.initializer,
                 dynamicInitialValue: arguments.dynamicInitialValue?.trimmed,
                 isOptional: isOptional,
-                kind: kind))
+                kind: kind,
+                renamedFrom: arguments.renamedFrom ?? renamedFrom))
     }
 
     /// Reports a non-optional property that a new object could not initialize.

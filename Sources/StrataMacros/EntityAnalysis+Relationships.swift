@@ -21,7 +21,8 @@ extension EntityAnalysis {
             }
             addStoredField(
                 property, attributes.fieldArguments,
-                kind: .toOne(deleteRule: arguments.deleteRule, inverse: arguments.inverse), isOptional: true)
+                kind: .toOne(deleteRule: arguments.deleteRule, inverse: arguments.inverse), isOptional: true,
+                renamedFrom: arguments.renamedFrom)
         case .nonOptionalToOne:
             diagnose(type, .nonOptionalToOne(property.name), replacingWith: PropertyType.optional(type))
         case .toMany:
@@ -35,7 +36,8 @@ extension EntityAnalysis {
             toMany.append(
                 ToManyField(
                     identifier: property.code, name: property.name, deleteRule: arguments.deleteRule,
-                    inverse: arguments.inverse, hasDefault: property.initializer != nil))
+                    inverse: arguments.inverse, hasDefault: property.initializer != nil,
+                    renamedFrom: arguments.renamedFrom))
         case .optionalToMany(let wrapped):
             diagnose(type, .optionalToMany(property.name), replacingWith: wrapped.trimmed)
         case nil:

@@ -16,6 +16,8 @@ struct EntityAnalysis {
     var plainTypeName: String { structDecl?.name.plainName ?? "" }
     /// The entity (table) name.
     private(set) var entityName = ""
+    /// The entity's name in the version before, from `@Entity(renamedFrom:)`.
+    private(set) var entityRenamedFrom: String?
     /// The stored fields — attributes, coded fields and to-one relationships — in declaration order.
     var fields: [StoredField] = []
     /// The to-many relationships, in declaration order.
@@ -86,6 +88,9 @@ struct EntityAnalysis {
     }
 
     private mutating func readEntityName(_ node: AttributeSyntax, structName: TokenSyntax) {
+        if let renamed = node.argumentList.first(where: { $0.label?.text == "renamedFrom" }) {
+            entityRenamedFrom = RenamedFrom.value(of: renamed, diagnostics: &diagnostics)
+        }
         let argument = node.argumentList.first { $0.label?.text == "name" }
         switch argument.map({ StringLiteral.value(of: $0.expression) }) ?? .absent {
         case .absent:

@@ -25,12 +25,21 @@ extension EntityCode {
         if !virtual.isEmpty {
             current += ", virtualProperties: [\(virtual.joined(separator: ", "))]"
         }
+        if let renamed = analysis.entityRenamedFrom {
+            current += ", renamedFrom: \(literal(renamed))"
+        }
         return lines + [current + ")"]
     }
 
     /// `Strata.FieldDescription.stored(...)`, `.toOne(...)` or `.coded(...)`; arguments whose value is
     /// the default are left out, except `options:`.
     private func fieldDescription(_ field: StoredField) -> String {
+        let description = plainFieldDescription(field)
+        guard let renamed = field.renamedFrom else { return description }
+        return description + ".renamed(from: \(literal(renamed)))"
+    }
+
+    private func plainFieldDescription(_ field: StoredField) -> String {
         let keyPath = "\\\(qualifiedType).\(field.identifier)"
         let names = [
             "property: \(literal(field.name))",
@@ -64,6 +73,7 @@ extension EntityCode {
         var arguments = ["\\\(qualifiedType).\(relationship.identifier)", "property: \(literal(relationship.name))"]
         if let deleteRule = relationship.deleteRule { arguments.append("deleteRule: \(deleteRule)") }
         if let inverse = relationship.inverse { arguments.append("inverse: \(literal(inverse))") }
+        if let renamed = relationship.renamedFrom { arguments.append("renamedFrom: \(literal(renamed))") }
         return "Strata.ToManyDescription.make(\(arguments.joined(separator: ", ")))"
     }
 

@@ -11,6 +11,8 @@ struct FieldArguments {
     var options: [String] = []
     /// The `dynamicInitialValue:` argument.
     var dynamicInitialValue: ExprSyntax?
+    /// The `renamedFrom:` argument: the field's name in the version before.
+    var renamedFrom: String?
 
     /// The options a `@Field` attribute accepts.
     static let knownOptions = ["unique", "indexed"]
@@ -35,6 +37,8 @@ struct FieldArguments {
                 }
             case "dynamicInitialValue":
                 dynamicInitialValue = argument.expression
+            case "renamedFrom":
+                renamedFrom = RenamedFrom.value(of: argument, diagnostics: &diagnostics)
             default:
                 guard let option = Self.option(argument.expression) else {
                     diagnostics.append(

@@ -7,6 +7,8 @@ struct RelationshipArguments {
     private(set) var deleteRule: String?
     /// The name of the inverse relationship: the last component of the `inverse:` key path.
     private(set) var inverse: String?
+    /// The `renamedFrom:` argument: the relationship's name in the version before.
+    private(set) var renamedFrom: String?
 
     /// The delete rules, as `DeleteRule` names them.
     static let knownDeleteRules = ["nullify", "cascade", "deny"]
@@ -32,6 +34,8 @@ struct RelationshipArguments {
                     continue
                 }
                 inverse = keyPath.name
+            case "renamedFrom":
+                renamedFrom = RenamedFrom.value(of: argument, diagnostics: &diagnostics)
             default:
                 continue
             }

@@ -32,4 +32,6 @@ struct StoredField {
     var isOptional: Bool
     /// How the field is stored.
     var kind: Kind = .attribute
+    /// The field's name in the version before, from `renamedFrom:`.
+    var renamedFrom: String?
 }

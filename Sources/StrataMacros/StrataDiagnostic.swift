@@ -23,6 +23,7 @@ enum StrataDiagnostic: DiagnosticMessage {
 
     // MARK: Columns and options
     case columnNotLiteral
+    case renamedFromNotLiteral
     case invalidColumnName(String)
     case reservedColumn(String)
     case duplicateColumn(String, usedBy: String)
@@ -91,6 +92,8 @@ enum StrataDiagnostic: DiagnosticMessage {
                 + "floating-point or Boolean literal"
         case .duplicateFieldAttribute(let name):
             "property '\(name)' has more than one @Field attribute; merge them into one"
+        case .renamedFromNotLiteral:
+            "renamedFrom: must be a string literal: the name in the version before"
         case .columnNotLiteral:
             "the column name must be a string literal"
         case .invalidColumnName(let name):
@@ -172,6 +175,7 @@ enum StrataDiagnostic: DiagnosticMessage {
             case .missingDefault: "missingDefault"
             case .needsTypeAnnotation: "needsTypeAnnotation"
             case .duplicateFieldAttribute: "duplicateFieldAttribute"
+            case .renamedFromNotLiteral: "renamedFromNotLiteral"
             case .columnNotLiteral: "columnNotLiteral"
             case .invalidColumnName: "invalidColumnName"
             case .reservedColumn: "reservedColumn"

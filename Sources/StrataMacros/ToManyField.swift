@@ -11,4 +11,6 @@ struct ToManyField {
     var inverse: String?
     /// Whether the property declares its initial value; otherwise a new object starts with `[]`.
     var hasDefault: Bool
+    /// The relationship's name in the version before, from `renamedFrom:`.
+    var renamedFrom: String?
 }

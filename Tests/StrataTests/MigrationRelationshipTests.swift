@@ -119,6 +119,28 @@ enum OV2 {
     }
 }
 
+/// OV1 renamed in the declarations themselves, without a step: Owner → Keeper, name → fullName,
+/// favorites → toys.
+enum DV2 {
+    @Entity(name: "Keeper", renamedFrom: "Owner")
+    struct Keeper {
+        @Field(renamedFrom: "name") var fullName: String = ""
+        @Relationship(inverse: \Pet.keeper) var pets: Set<Pet.ID> = []
+        @Relationship(renamedFrom: "favorites") var toys: Set<Toy.ID> = []
+    }
+
+    @Entity(name: "Pet")
+    struct Pet {
+        var name: String = ""
+        @Relationship(renamedFrom: "owner") var keeper: Keeper.ID?
+    }
+
+    @Entity(name: "Toy")
+    struct Toy {
+        var name: String = ""
+    }
+}
+
 @Suite("Migrations of relationships", .timeLimit(.minutes(1)))
 struct MigrationRelationshipTests {
     let r1 = Schema("V1", RV1.Person.self, RV1.Pet.self)
@@ -273,5 +295,32 @@ struct MigrationRelationshipTests {
         await stack.close()
         #expect(try storeValue(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'Owner_favorites'") == "0")
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test("renames declared with renamedFrom: on the new version's types migrate without a step")
+    func renamedFromDeclarations() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("declared.sqlite")
+        let v1 = Schema("V1", OV1.Owner.self, OV1.Pet.self, OV1.Toy.self)
+        let stack1 = try await DataStack(v1, storage: SQLiteStore(path: path))
+        let (owner, pets, toys) = try await stack1.perform { tx in
+            let toys = try (0..<2).map { index in try tx.create(Into<OV1.Toy>()) { $0.name = "toy\(index)" }.id }
+            let owner = try tx.create(Into<OV1.Owner>()) { $0.name = "Ada"; $0.favorites = Set(toys) }.id
+            let pets = try (0..<2).map { index in try tx.create(Into<OV1.Pet>()) { $0.name = "pet\(index)"; $0.owner = owner }.id }
+            return (owner.rawValue, Set(pets.map(\.rawValue)), Set(toys.map(\.rawValue)))
+        }
+        await stack1.close()
+        let history = SchemaHistory(v1, Schema("V2", DV2.Keeper.self, DV2.Pet.self, DV2.Toy.self))
+        let forecast = try await DataStack.forecast(history, storage: SQLiteStore(path: path))
+        #expect(forecast.steps.first?.entities.first { $0.entity == "Keeper" }?.sourceEntity == "Owner")
+        let stack = try await DataStack(history, storage: SQLiteStore(path: path))
+        let keeper = try #require(try await stack.fetchExisting(EntityID<DV2.Keeper>(rawValue: owner)))
+        #expect(keeper.fullName == "Ada")
+        #expect(Set(keeper.pets.map(\.rawValue)) == pets)
+        #expect(Set(keeper.toys.map(\.rawValue)) == toys)
+        #expect(try await stack.fetchAll(From<DV2.Pet>()).allSatisfy { $0.keeper?.rawValue == owner })
+        await stack.close()
+        #expect(try storeValue(path, "SELECT count(*) FROM Keeper_toys") == "2")
+        #expect(try storeValue(path, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'Owner%'") == "0")
     }
 }

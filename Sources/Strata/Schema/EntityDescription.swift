@@ -13,6 +13,9 @@ public struct EntityDescription: Sendable, Hashable {
     public let derived: [DerivedDescription]
     /// The computed (virtual) properties: never stored, not usable in queries.
     public let virtualProperties: [String]
+    /// The entity's name in the version before (`@Entity(renamedFrom:)`): a migration from a version
+    /// that has an entity of that name and none of this one's renames it.
+    public let renamedFrom: String?
 
     /// Describes an entity. The macro calls this.
     ///
@@ -20,8 +23,9 @@ public struct EntityDescription: Sendable, Hashable {
     /// (as JSON arrays of IDs) and the derived fields, in this order.
     public init(
         name: String, typeName: String, fields: [FieldDescription], toMany: [ToManyDescription] = [],
-        derived: [DerivedDescription] = [], virtualProperties: [String] = []
+        derived: [DerivedDescription] = [], virtualProperties: [String] = [], renamedFrom: String? = nil
     ) {
+        self.renamedFrom = renamedFrom
         self.name = name
         self.typeName = typeName
         self.fields = fields

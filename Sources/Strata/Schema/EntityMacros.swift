@@ -5,10 +5,13 @@
 /// Computed properties become virtual fields (never stored, refused in queries); static properties are ignored. The macro reports anything it cannot store at the
 /// offending declaration.
 ///
-/// - Parameter name: The entity (and table) name; the type name when omitted.
+/// - Parameters:
+///   - name: The entity (and table) name; the type name when omitted.
+///   - renamedFrom: The entity's name in the schema version before, when this version renames it: a
+///     migration from that version renames the entity (same objects, same IDs) without a step saying so.
 @attached(member, names: named(id), named(ID))
 @attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member), named(navigableMembers), named(decodeAll))
-public macro Entity(name: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
+public macro Entity(name: String? = nil, renamedFrom: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
 
 /// Sets the options of a stored field of an ``Entity(name:)`` struct.
 ///
@@ -21,8 +24,11 @@ public macro Entity(name: String? = nil) = #externalMacro(module: "StrataMacros"
 ///   - column: The column name; the property name when omitted. Keep it when you rename the property
 ///     and the table does not change.
 ///   - options: ``FieldOption/unique`` and ``FieldOption/indexed``.
+///   - renamedFrom: The field's property name in the schema version before, when this version renames
+///     it: a migration from that version moves its values over without a step saying so
+///     (`@Field(renamedFrom: "fullName") var name: String = ""`).
 @attached(peer)
-public macro Field(column: String? = nil, _ options: FieldOption...) =
+public macro Field(column: String? = nil, _ options: FieldOption..., renamedFrom: String? = nil) =
     #externalMacro(module: "StrataMacros", type: "FieldMacro")
 
 /// Sets the options of a stored field whose initial value is computed anew for every created object,
@@ -33,7 +39,8 @@ public macro Field(column: String? = nil, _ options: FieldOption...) =
 /// ```
 @attached(peer)
 public macro Field<Value>(
-    column: String? = nil, _ options: FieldOption..., dynamicInitialValue: @escaping @Sendable () -> Value
+    column: String? = nil, _ options: FieldOption..., renamedFrom: String? = nil,
+    dynamicInitialValue: @escaping @Sendable () -> Value
 ) = #externalMacro(module: "StrataMacros", type: "FieldMacro")
 
 /// Declares a relationship to another entity.
@@ -49,8 +56,10 @@ public macro Field<Value>(
 /// - Parameters:
 ///   - deleteRule: What deleting this object does to the related ones (``DeleteRule/nullify`` by default).
 ///   - inverse: The relationship on the other entity that points back.
+///   - renamedFrom: The relationship's property name in the schema version before, when this version
+///     renames it: a migration from that version keeps its links without a step saying so.
 @attached(peer)
-public macro Relationship(deleteRule: DeleteRule = .nullify, inverse: AnyKeyPath? = nil) =
+public macro Relationship(deleteRule: DeleteRule = .nullify, inverse: AnyKeyPath? = nil, renamedFrom: String? = nil) =
     #externalMacro(module: "StrataMacros", type: "RelationshipMacro")
 
 /// Stores a `Codable` value as JSON text: `@Coded var tags: [String] = []`.

@@ -17,6 +17,9 @@ public struct FieldDescription: Sendable, Hashable {
     public let hasDynamicInitialValue: Bool
     /// What kind of stored field this is.
     public let kind: FieldKind
+    /// The field's name in the version before (`@Field(renamedFrom:)`): a migration from a version whose
+    /// entity has a field of that name and none of this one's name or column renames it.
+    public private(set) var renamedFrom: String? = nil
 
     /// The kinds of stored field.
     public enum FieldKind: Sendable, Hashable {
@@ -114,6 +117,14 @@ public struct FieldDescription: Sendable, Hashable {
         options: Set<FieldOption> = []
     ) -> FieldDescription {
         coded(keyPath, storedAs: Stored.self, property: property, column: column, options: options)
+    }
+
+    /// The same field, declared as renamed from `old` (its property name in the version before). The
+    /// macro calls this for `@Field(renamedFrom:)`.
+    public func renamed(from old: String) -> FieldDescription {
+        var field = self
+        field.renamedFrom = old
+        return field
     }
 
     /// The to-one relationship this field stores, if it is one.

@@ -49,25 +49,27 @@ public struct ToManyDescription: Sendable, Hashable {
     public let deleteRule: DeleteRule
     /// The name of the inverse relationship on the target, if declared here.
     public let inverse: String?
+    /// The relationship's name in the version before (`@Relationship(renamedFrom:)`).
+    public var renamedFrom: String? = nil
 
     /// Describes an unordered to-many relationship. The macro calls this.
     public static func make<Root, Target: Entity>(
         _ keyPath: KeyPath<Root, Set<EntityID<Target>>>, property: String, deleteRule: DeleteRule = .nullify,
-        inverse: String? = nil
+        inverse: String? = nil, renamedFrom: String? = nil
     ) -> ToManyDescription {
         ToManyDescription(
             property: property, target: EntityReference(Target.self), isOrdered: false, deleteRule: deleteRule,
-            inverse: inverse)
+            inverse: inverse, renamedFrom: renamedFrom)
     }
 
     /// Describes an ordered to-many relationship. The macro calls this.
     public static func make<Root, Target: Entity>(
         _ keyPath: KeyPath<Root, [EntityID<Target>]>, property: String, deleteRule: DeleteRule = .nullify,
-        inverse: String? = nil
+        inverse: String? = nil, renamedFrom: String? = nil
     ) -> ToManyDescription {
         ToManyDescription(
             property: property, target: EntityReference(Target.self), isOrdered: true, deleteRule: deleteRule,
-            inverse: inverse)
+            inverse: inverse, renamedFrom: renamedFrom)
     }
 }
 

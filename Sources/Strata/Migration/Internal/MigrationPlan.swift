@@ -117,7 +117,34 @@ struct MigrationPlan {
                 customs.append(body)
             }
         }
+        // Renames declared on the destination's types (`renamedFrom:`), where the step says nothing.
+        for entity in destination.entities {
+            guard let old = entity.renamedFrom, source.entity(named: entity.name) == nil, source.entity(named: old) != nil,
+                entityRenames[old] == nil, !entityRenames.values.contains(entity.name), !deleted.contains(old)
+            else { continue }
+            entityRenames[old] = entity.name
+        }
         let sourceOf = Dictionary(entityRenames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        for entity in destination.entities {
+            guard let old = source.entity(named: sourceOf[entity.name] ?? entity.name) else { continue }
+            let declared = fieldRenames[entity.name] ?? [:]
+            var renames = declared
+            for field in entity.fields {
+                guard let name = field.renamedFrom, declared[field.property] == nil, !declared.values.contains(name),
+                    !old.fields.contains(where: { $0.property == field.property || $0.column == field.column }),
+                    old.fields.contains(where: { $0.property == name || $0.column == name })
+                else { continue }
+                renames[field.property] = name
+            }
+            for relationship in entity.toMany {
+                guard let name = relationship.renamedFrom, declared[relationship.property] == nil,
+                    !declared.values.contains(name), !old.toMany.contains(where: { $0.property == relationship.property }),
+                    old.toMany.contains(where: { $0.property == name })
+                else { continue }
+                renames[relationship.property] = name
+            }
+            if !renames.isEmpty { fieldRenames[entity.name] = renames }
+        }
         var used: Set<String> = []
         for entity in destination.entities {
             let sourceName = sourceOf[entity.name] ?? (source.entity(named: entity.name) != nil && entityRenames[entity.name] == nil ? entity.name : nil)
