@@ -274,6 +274,28 @@ func readmeMigration(path: String) async throws -> DataStack {
     return try await DataStack(history, storage: SQLiteStore(path: path), progress: progress)
 }
 
+func readmeCustomStep(path: String, cachePath: String) async throws -> (DataStack, DataStack) {
+    // Once V0 shipped, its lock was printed (print(Schema("V0", V0.Person.self).versionLock)) and declared.
+    let v0 = Schema("V0", V0.Person.self, versionLock: ["Person": "age=7c74fa58 fullName=47854b8c"])
+    let history = SchemaHistory(v0, Schema("V1", Person.self, Post.self), steps: [
+        MigrationStep(from: "V0", to: "V1",
+            .renameField("Person", from: "fullName", to: "name"),
+            .custom { migration in   // free-form: read the old objects, write new ones, typed
+                for person in try migration.sourceObjects("Person") {
+                    let name: String = try person.value("fullName")
+                    try migration.transaction.create(Into<Post>()) {
+                        $0.title = "Welcome, \(name)"
+                        $0.slug = "welcome-\(person.id)"
+                    }
+                }
+            })
+    ])
+    let stack = try await DataStack(history, storage: SQLiteStore(path: path))
+    // A cache: a store at a version this app cannot open is deleted and made anew.
+    let cache = try await DataStack(Schema("C1", Book.self), storage: SQLiteStore(path: cachePath).recreatingOnSchemaMismatch())
+    return (stack, cache)
+}
+
 @Suite("README migration example")
 struct ReadmeMigrationTests {
     @Test("a store made with V0 opens at V1 with its people renamed into place")
@@ -292,5 +314,25 @@ struct ReadmeMigrationTests {
         let people = try await stack.fetchAll(From<Person>().orderBy(.ascending(\.name)))
         #expect(people.map(\.name) == ["Ada", "Bob"] && people.map(\.age) == [36, 17] && people.allSatisfy { $0.email == nil })
         await stack.close()
+    }
+
+    @Test("a free-form step writes a post per person; a locked V0 validates; a cache at another version is made anew")
+    func customStep() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("old.sqlite").path
+        let cachePath = directory.appendingPathComponent("cache.sqlite").path
+        let old = try await DataStack(Schema("V0", V0.Person.self), storage: SQLiteStore(path: path))
+        try await old.perform { tx in try tx.create(Into<V0.Person>()) { $0.fullName = "Ada"; $0.age = 36 } }
+        await old.close()
+        let oldCache = try await DataStack(Schema("C0", Person.self), storage: SQLiteStore(path: cachePath))
+        await oldCache.close()
+        let (stack, cache) = try await readmeCustomStep(path: path, cachePath: cachePath)
+        #expect(try await stack.fetchAll(From<Post>()).map(\.title) == ["Welcome, Ada"])
+        #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["Ada"])
+        #expect(try await cache.fetchCount(From<Book>()) == 0)
+        await stack.close()
+        await cache.close()
     }
 }
