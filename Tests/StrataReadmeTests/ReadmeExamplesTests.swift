@@ -43,12 +43,18 @@ enum Status: String, DatabaseValueConvertible { case draft, published }
     var title: String = ""
 }
 
+/// A new directory for one test's store files; the test removes it.
+func readmeDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
 @Suite("README examples")
 struct ReadmeExamplesTests {
     @Test("the README's snippets compile and do what the README says")
     func readme() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try readmeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("app.sqlite").path
 
@@ -300,8 +306,7 @@ func readmeCustomStep(path: String, cachePath: String) async throws -> (DataStac
 struct ReadmeMigrationTests {
     @Test("a store made with V0 opens at V1 with its people renamed into place")
     func migration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try readmeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("old.sqlite").path
         let old = try await DataStack(Schema("V0", V0.Person.self), storage: SQLiteStore(path: path))
@@ -318,8 +323,7 @@ struct ReadmeMigrationTests {
 
     @Test("a free-form step writes a post per person; a locked V0 validates; a cache at another version is made anew")
     func customStep() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try readmeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("old.sqlite").path
         let cachePath = directory.appendingPathComponent("cache.sqlite").path
