@@ -149,4 +149,18 @@ struct MigrationCustomTests {
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
     }
+
+    @Test("a source object reads its fields by name, typed, and says which fields it has when asked for another")
+    func migrationObject() throws {
+        let names = MigrationObject.FieldNames(["name", "age", "address"])
+        let object = MigrationObject(entity: "Person", id: 7, names: names, values: [.text("Ada"), .integer(36), .null])
+        #expect(object.values == ["name": .text("Ada"), "age": .integer(36), "address": .null])
+        #expect(object["age"] == .integer(36) && object["nickname"] == nil)
+        #expect(try object.value("name", as: String.self) == "Ada")
+        #expect(try object.value("address", as: Int64?.self) == nil)
+        let missing = #expect(throws: StrataError.self) { try object.value("nickname", as: String.self) }
+        #expect(missing?.code == .invalidArgument && missing?.message.contains("it has address, age, name") == true)
+        let mismatch = #expect(throws: StrataError.self) { try object.value("name", as: Int.self) }
+        #expect(mismatch?.code == .typeMismatch && mismatch?.field == "name")
+    }
 }

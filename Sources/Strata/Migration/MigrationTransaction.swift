@@ -26,6 +26,8 @@ public final class MigrationTransaction {
     let connection: Connection
     let source: Schema
     private let dialect = SQLiteDialect()
+    /// The field names of each source entity read so far, shared by its objects.
+    private var fieldNames: [String: MigrationObject.FieldNames] = [:]
 
     init(source: Schema, destination: String, connection: Connection, transaction: Transaction) {
         self.sourceVersion = source.version
@@ -39,7 +41,7 @@ public final class MigrationTransaction {
     static func sourceTable(_ entity: String) -> String { "strata_source_" + entity }
 
     /// Every object of the source version's entity `entity` as it was before the step (also those of
-    /// entities the step deletes or renames, and objects the step deleted), in ID order.
+    /// entities the step deletes or renames; not those its `deleteObjects` changes removed), in ID order.
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` when the source version has no such entity.
     public func sourceObjects(_ entity: String) throws -> [MigrationObject] {
@@ -82,13 +84,12 @@ public final class MigrationTransaction {
     }
 
     private func object(_ description: EntityDescription, _ statement: Statement) -> MigrationObject {
-        var values: [String: DatabaseValue] = [:]
-        for (offset, field) in description.fields.enumerated() {
-            values[field.property] = statement.value(at: Int32(offset + 1))
-        }
+        let names = fieldNames[description.name] ?? MigrationObject.FieldNames(description.fields.map(\.property))
+        fieldNames[description.name] = names
+        let values = (0..<description.fields.count).map { statement.value(at: Int32($0 + 1)) }
         guard case .integer(let id) = statement.value(at: 0) else {
-            return MigrationObject(entity: description.name, id: 0, values: values)
+            return MigrationObject(entity: description.name, id: 0, names: names, values: values)
         }
-        return MigrationObject(entity: description.name, id: id, values: values)
+        return MigrationObject(entity: description.name, id: id, names: names, values: values)
     }
 }

@@ -52,13 +52,14 @@ extension Migrator {
         let hiddenStart = Int32(1 + fieldCount + destination.toMany.count + destination.derived.count)
         let sourceStart = hiddenStart + Int32(hiddenExpressions.count)
         var pending = 0
+        let names = MigrationObject.FieldNames(source.fields.map(\.property))
+        let sourceCount = Int32(source.fields.count)
         while try query.step() {
             guard case .integer(let id) = query.value(at: 0) else { continue }
-            var old: [String: DatabaseValue] = [:]
-            for (offset, field) in source.fields.enumerated() {
-                old[field.property] = query.value(at: sourceStart + Int32(offset))
-            }
-            let object = MigrationObject(entity: source.name, id: id, values: old)
+            var old: [DatabaseValue] = []
+            old.reserveCapacity(Int(sourceCount))
+            for offset in 0..<sourceCount { old.append(query.value(at: sourceStart + offset)) }
+            let object = MigrationObject(entity: source.name, id: id, names: names, values: old)
             let fields: [DatabaseValue]
             do {
                 fields = try transform.run(Row(statement: query), object)
@@ -94,11 +95,11 @@ extension Migrator {
             "SELECT \"id\"" + description.fields.map { ", " + dialect.quote($0.column) }.joined()
                 + " FROM \(dialect.quote(entity)) ORDER BY \"id\"")
         var doomed: [Int64] = []
+        let names = MigrationObject.FieldNames(description.fields.map(\.property))
         while try query.step() {
             guard case .integer(let id) = query.value(at: 0) else { continue }
-            var values: [String: DatabaseValue] = [:]
-            for (offset, field) in description.fields.enumerated() { values[field.property] = query.value(at: Int32(offset + 1)) }
-            if try predicate(MigrationObject(entity: entity, id: id, values: values)) { doomed.append(id) }
+            let values = (0..<description.fields.count).map { query.value(at: Int32($0 + 1)) }
+            if try predicate(MigrationObject(entity: entity, id: id, names: names, values: values)) { doomed.append(id) }
         }
         query.reset()
         guard let largest = doomed.max() else { return }
