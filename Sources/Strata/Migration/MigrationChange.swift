@@ -16,9 +16,10 @@ public struct MigrationChange: Sendable {
     }
 
     /// A typed transform with its entity type erased: decodes the destination object from a row laid out
-    /// as the destination entity reads it, lets the user's closure change it, and returns its fields.
+    /// as the destination entity reads it, lets the user's closure change it, and binds its fields to
+    /// the insert statement from parameter 2 on (the ID is parameter 1).
     struct Transform: Sendable {
-        let run: @Sendable (Row, MigrationObject) throws -> [DatabaseValue]
+        let run: @Sendable (Row, MigrationObject, Statement) throws -> Void
     }
 
     let kind: Kind
@@ -55,10 +56,15 @@ public struct MigrationChange: Sendable {
     public static func transform<E: Entity>(
         _ type: E.Type, _ body: @escaping @Sendable (MigrationObject, inout E) throws -> Void
     ) -> MigrationChange {
-        MigrationChange(kind: .transform(entity: E.entityDescription.name, Transform { row, source in
+        MigrationChange(kind: .transform(entity: E.entityDescription.name, Transform { row, source, insert in
             var object = try E(row: row)
             try body(source, &object)
-            return FieldEncoder.values(of: object)
+            var encoder = FieldEncoder(mode: .bind(insert, firstIndex: 2))
+            object.encodeFields(to: &encoder)
+            if let failure = encoder.failure {
+                let field = encoder.failedField.flatMap { $0 < E.entityDescription.fields.count ? E.entityDescription.fields[$0].property : nil }
+                throw failure.with(entity: E.entityDescription.name, field: field)
+            }
         }))
     }
 

@@ -60,16 +60,16 @@ extension Migrator {
             old.reserveCapacity(Int(sourceCount))
             for offset in 0..<sourceCount { old.append(query.value(at: sourceStart + offset)) }
             let object = MigrationObject(entity: source.name, id: id, names: names, values: old)
-            let fields: [DatabaseValue]
+            insert.reset()
+            try insert.bind(.integer(id), at: 1)
             do {
-                fields = try transform.run(Row(statement: query), object)
+                try transform.run(Row(statement: query), object, insert)
             } catch let error as StrataError {
                 throw error.with(entity: destination.name)
             }
-            var row: [DatabaseValue] = [.integer(id)] + fields
-            for offset in 0..<Int32(hiddenExpressions.count) { row.append(query.value(at: hiddenStart + offset)) }
-            insert.reset()
-            try insert.bind(row)
+            for offset in 0..<Int32(hiddenExpressions.count) {
+                try insert.bind(query.value(at: hiddenStart + offset), at: Int32(2 + fieldCount) + offset)
+            }
             do {
                 _ = try insert.step()
             } catch {

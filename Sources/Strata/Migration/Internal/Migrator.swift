@@ -75,7 +75,7 @@ struct Migrator {
                 try connection.execute("COMMIT")
                 return
             }
-            let counts = try estimatedRows(plans)
+            let counts = try estimatedRows(plans, copiedOnly: true)
             var totals = Progress(total: zip(plans, counts).reduce(0) { sum, pair in
                 sum + pair.0.tables.filter { $0.action == .rebuild || $0.action == .transform }
                     .reduce(0) { $0 + (pair.1[$1.source?.name ?? ""] ?? 0) }
@@ -103,10 +103,24 @@ struct Migrator {
     }
 
     /// The rows of each source entity of each plan: counted in the store for the first plan, carried
-    /// over by name (renames followed) for the later ones.
-    func estimatedRows(_ plans: [MigrationPlan]) throws(StrataError) -> [[String: Int]] {
+    /// over by name (renames followed) for the later ones. With `copiedOnly`, only the entities whose
+    /// rows some step copies or transforms are counted (the others are 0): a step that only adds fields
+    /// then takes a time that does not depend on the number of rows.
+    func estimatedRows(_ plans: [MigrationPlan], copiedOnly: Bool = false) throws(StrataError) -> [[String: Int]] {
+        // The first version's entities that some step copies, following each one back through the steps.
+        var needed: Set<String> = []
+        for plan in plans.reversed() {
+            var sources: Set<String> = []
+            for table in plan.tables {
+                guard let source = table.source?.name else { continue }
+                if table.action == .rebuild || table.action == .transform || needed.contains(table.destination?.name ?? "") {
+                    sources.insert(source)
+                }
+            }
+            needed = sources
+        }
         var rows: [String: Int] = [:]
-        for entity in plans.first?.source.entities ?? [] {
+        for entity in plans.first?.source.entities ?? [] where !copiedOnly || needed.contains(entity.name) {
             rows[entity.name] = try count("SELECT count(*) FROM \(dialect.quote(entity.name))")
         }
         var result: [[String: Int]] = []
