@@ -77,6 +77,14 @@ enum Metrics {
     static let serverP50 = Metric(name: "p50 latency", unit: .microseconds)
     static let serverP99 = Metric(name: "p99 latency", unit: .microseconds)
     static let serverCPU = Metric(name: "CPU, user + system", unit: .cpuPerThousand)
+    /// m1: the migration alone (for Strata, opening with the migration less opening the migrated store).
+    static let migrationTime = Metric(name: "migration", unit: .milliseconds)
+    /// m1, Strata only: `DataStack(history, …)` on the V1 store, and on the store it migrated.
+    static let openAndMigrate = Metric(name: "Strata: open + migrate", unit: .milliseconds)
+    static let openMigrated = Metric(name: "Strata: open, nothing to migrate", unit: .milliseconds)
+    /// m2, m3: rows migrated per second, and how far the process's resident memory rose meanwhile.
+    static let migrationRate = Metric(name: "", unit: .rowsPerSecond)
+    static let migrationMemory = Metric(name: "peak RSS growth", unit: .mebibytes)
 
     static func of(_ workload: Workload) -> [Metric] {
         switch workload {
@@ -91,6 +99,8 @@ enum Metrics {
         case .i: [observedRate, observedFraction]
         case .j: [loadTime]
         case .k64, .k1000: [serverRate, serverP50, serverP99, serverCPU]
+        case .m1: [migrationTime, openAndMigrate, openMigrated]
+        case .m2, .m3: [migrationRate, migrationMemory]
         }
     }
 }

@@ -9,7 +9,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
     let contender: Contender
     let environment: Environment
     private let workloads: Set<Workload>
-    private let prefix: String
+    let prefix: String
     private var pool: DatabasePool?
     private var ordersPool: DatabasePool?
 
@@ -59,6 +59,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
     }
 
     func prepare(_ workload: Workload) async throws {
+        if workload.migration != nil { return try await prepareMigration() }
         guard workload == .j, let source = environment.northwindPath else { return }
         let path = environment.path("\(prefix)-orders.sqlite")
         environment.remove(path)
@@ -73,6 +74,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
     func run(_ workload: Workload, round: Int) async throws -> Sample {
         guard let pool else { throw RawError(description: "not set up") }
         if let load = environment.serverLoads[workload] { return try await serve(load, pool) }
+        if let part = workload.migration { return try await migrate(workload, part, round: round) }
         switch workload {
         case .a: return try await insertMany(round: round)
         case .b: return try await insertEach(name: "\(prefix)-b-\(round).sqlite").sample
@@ -86,6 +88,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         case .i: return try await observeLists(round: round)
         case .j: return try await loadOrders()
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
+        case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         }
     }
 

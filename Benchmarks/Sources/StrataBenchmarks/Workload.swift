@@ -1,6 +1,7 @@
-/// The workloads of issue 5, a–j, and k, a server's load (64 and 1,000 concurrent tasks).
+/// The workloads of issue 5, a–j; k, a server's load (64 and 1,000 concurrent tasks); and m, schema
+/// migrations of the 100,000-row store (m1–m3).
 enum Workload: String, CaseIterable, Sendable {
-    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000
+    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, m1, m2, m3
 
     var title: String {
         switch self {
@@ -17,6 +18,9 @@ enum Workload: String, CaseIterable, Sendable {
         case .j: "j. Northwind Orders, time of 500 whole loads"
         case .k64: "k64. server load, 64 concurrent tasks"
         case .k1000: "k1000. server load, 1,000 concurrent tasks"
+        case .m1: "m1. migration: add a field with a default, 100,000 rows"
+        case .m2: "m2. migration: rename + Int → Double (table rebuild), 100,000 rows"
+        case .m3: "m3. migration: custom Swift transform of every row, 100,000 rows"
         }
     }
 
@@ -25,6 +29,16 @@ enum Workload: String, CaseIterable, Sendable {
         switch self {
         case .k64: 64
         case .k1000: 1_000
+        default: nil
+        }
+    }
+
+    /// The migration of an m workload (`nil` for the others).
+    var migration: MigrationPart? {
+        switch self {
+        case .m1: .addField
+        case .m2: .rebuild
+        case .m3: .transform
         default: nil
         }
     }
@@ -43,11 +57,12 @@ enum Unit: String, Sendable {
     case fraction = "× of b."
     case operationsPerSecond = "ops/s"
     case cpuPerThousand = "ms per 1,000 ops"
+    case mebibytes = "MiB"
 
     /// Throughputs grow with speed; times and latencies shrink.
     var higherIsBetter: Bool {
         switch self {
-        case .milliseconds, .microseconds, .seconds, .cpuPerThousand: false
+        case .milliseconds, .microseconds, .seconds, .cpuPerThousand, .mebibytes: false
         default: true
         }
     }
