@@ -128,6 +128,15 @@ public final class Transaction: ReadContext {
                 .notFound, "\(id) does not exist (it was deleted, or never created); nothing was edited.",
                 entity: entity.description.name)
         }
+        return try edit(current: current, entity: entity, body).object
+    }
+
+    /// Edits `current`, the object as stored in this transaction (just read by the caller), and writes
+    /// only the fields that changed; returns the object after the edit and the properties it changed.
+    func edit<E: Entity>(
+        current: E, entity: StoreContext.EntitySQL, _ body: (inout E) throws -> Void
+    ) throws -> (object: E, changed: Set<String>) {
+        let id = current.id
         var edited = current
         try body(&edited)
         guard edited.id == current.id else {
@@ -147,6 +156,7 @@ public final class Transaction: ReadContext {
                 entity: name, field: entity.description.derived[index].property)
         }
         let changed = before.values.indices.filter { before.values[$0] != after.values[$0] }
+        let changedFields = Set(changed.map { entity.description.fields[$0].property })
         let toOnes = (store.graph.toOne[name] ?? []).filter { changed.contains($0.fieldIndex) }
         for toOne in toOnes {
             if case .integer(let target) = after.values[toOne.fieldIndex] { try checkTarget(toOne, target) }
@@ -166,9 +176,8 @@ public final class Transaction: ReadContext {
             } catch {
                 throw describeConstraint(error, entity: entity.description)
             }
-            let fields = Set(changed.map { entity.description.fields[$0].property })
-            changes.recordUpdate(entity: name, id: id.rawValue, fields: fields)
-            try recordDerivedDependents(name, id.rawValue, changed: fields)
+            changes.recordUpdate(entity: name, id: id.rawValue, fields: changedFields)
+            try recordDerivedDependents(name, id.rawValue, changed: changedFields)
         }
         for toOne in toOnes {
             let old: Int64? = if case .integer(let value) = before.values[toOne.fieldIndex] { value } else { nil }
@@ -184,9 +193,14 @@ public final class Transaction: ReadContext {
             let stored = try relatedIDs(relationship, of: id.rawValue)
             try applyToMany(relationship, of: id.rawValue, from: stored, to: relationship.isOrdered ? new : new.sorted())
         }
-        guard !changed.isEmpty || relationshipsChanged else { return edited }
-        if entity.description.toMany.isEmpty && entity.description.derived.isEmpty { return edited }
-        return try connection.fetchExisting(id, store: store) ?? edited
+        var all = changedFields
+        for relationship in store.graph.toMany[name] ?? []
+        where before.relationships[relationship.index] != after.relationships[relationship.index] {
+            all.insert(relationship.property)
+        }
+        guard !changed.isEmpty || relationshipsChanged else { return (edited, all) }
+        if entity.description.toMany.isEmpty && entity.description.derived.isEmpty { return (edited, all) }
+        return (try connection.fetchExisting(id, store: store) ?? edited, all)
     }
 
     // MARK: Delete
@@ -280,7 +294,7 @@ public final class Transaction: ReadContext {
     // MARK: Errors
 
     /// Names the entity and field of a constraint violation reported as `table.column`.
-    private func describeConstraint(_ error: any Error, entity: EntityDescription) -> any Error {
+    func describeConstraint(_ error: any Error, entity: EntityDescription) -> any Error {
         guard let error = error as? StrataError else { return error }
         guard error.code == .uniqueConstraint || error.code == .constraint else {
             return error.with(entity: entity.name)

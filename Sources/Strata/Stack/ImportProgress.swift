@@ -1,0 +1,66 @@
+/// What a chunked import has done so far: ``DataStack/importUniqueObjects(_:from:chunkSize:progress:)``
+/// and its siblings return it at the end and report it after each committed chunk.
+public struct ImportSummary: Sendable, Hashable {
+    /// The sources read from the sequence (those of a chunk that failed or was cancelled included).
+    public internal(set) var sourcesRead = 0
+    /// The chunks committed, one transaction each.
+    public internal(set) var chunksCommitted = 0
+    /// The objects created, updated, and found unchanged by the committed chunks.
+    public internal(set) var inserted = 0
+    public internal(set) var updated = 0
+    public internal(set) var unchanged = 0
+    /// The sources of committed chunks that were skipped, or superseded by a later source of their
+    /// chunk with the same key.
+    public internal(set) var skipped = 0
+    public internal(set) var superseded = 0
+
+    mutating func add<E: Entity>(_ result: ImportResult<E>) {
+        chunksCommitted += 1
+        inserted += result.insertedIDs.count
+        updated += result.updated.count
+        unchanged += result.unchanged
+        skipped += result.skipped
+        superseded += result.superseded
+    }
+}
+
+/// The progress of a chunked import, as an `AsyncSequence` of ``ImportSummary`` values, one after each
+/// committed chunk; it ends with the import. It keeps only the newest value, so the import never waits
+/// for a slow consumer, and nobody has to consume it.
+public struct ImportProgress: AsyncSequence, Sendable {
+    public typealias Element = ImportSummary
+    public typealias Failure = Never
+
+    private let stream: AsyncStream<ImportSummary>
+    private let continuation: AsyncStream<ImportSummary>.Continuation
+
+    /// A progress to pass to a chunked import.
+    public init() {
+        (stream, continuation) = AsyncStream.makeStream(of: ImportSummary.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: stream.makeAsyncIterator())
+    }
+
+    /// Iterates the summaries.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<ImportSummary>.Iterator
+
+        public mutating func next() async -> ImportSummary? {
+            await base.next()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ImportSummary? {
+            await base.next(isolation: actor)
+        }
+    }
+
+    func report(_ summary: ImportSummary) {
+        continuation.yield(summary)
+    }
+
+    func finish() {
+        continuation.finish()
+    }
+}

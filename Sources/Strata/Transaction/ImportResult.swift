@@ -1,0 +1,44 @@
+/// What an import or a batch call did: the objects it created and updated, and the sources it skipped.
+///
+/// The same IDs reach observers and the commit's ``ChangeSet``.
+public struct ImportResult<E: Entity>: Sendable {
+    /// The objects each applied source created or updated (also those an update left unchanged), in
+    /// source order; empty for the batch calls, which return IDs only.
+    public internal(set) var objects: [E] = []
+    /// The IDs of the objects created, in source order.
+    public internal(set) var insertedIDs: [EntityID<E>] = []
+    /// The IDs of the objects updated, in source order, with the property names of the fields each
+    /// update wrote (for imports, the fields whose values changed; for ``Transaction/upsertAll(_:from:uniqueBy:policy:_:)``,
+    /// the fields the policy writes).
+    public internal(set) var updated: [(id: EntityID<E>, fields: Set<String>)] = []
+    /// The sources skipped: no key, `shouldInsert` or `shouldUpdate` said no, or an upsert that kept the
+    /// existing object.
+    public internal(set) var skipped = 0
+    /// The sources whose update found nothing to change (their objects are in ``objects``; nothing was
+    /// written).
+    public internal(set) var unchanged = 0
+    /// The sources not applied because a later source of the same call had the same key (the last wins).
+    public internal(set) var superseded = 0
+
+    /// The IDs of the objects updated, in source order.
+    public var updatedIDs: [EntityID<E>] { updated.map(\.id) }
+
+    /// An empty result.
+    public init() {}
+}
+
+/// An error thrown while one source of an import was applied: which source (its position among the
+/// sources of the call), which entity, and the error itself. The transaction rolls back.
+public struct ImportError: Error, CustomStringConvertible {
+    /// The position of the failing source among the call's sources, from 0.
+    public let sourceIndex: Int
+    /// The entity being imported.
+    public let entity: String
+    /// What went wrong: the error thrown by the entity's import code, or by Strata (a
+    /// ``StrataError``, such as a unique constraint).
+    public let underlying: any Error
+
+    public var description: String {
+        "Importing source \(sourceIndex) into \(entity) failed, and the transaction rolled back: \(underlying)"
+    }
+}

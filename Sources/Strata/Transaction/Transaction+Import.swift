@@ -1,0 +1,171 @@
+/// Importing: objects made from sources of your choosing, plain or by a unique key.
+extension Transaction {
+    /// Keys looked up per query when an import or an upsert finds the objects that already exist.
+    static let importLookupChunk = 500
+
+    /// The commit's changes so far: the objects created, updated and deleted, as the commit's
+    /// ``ChangeSet`` will hold them. Return it from ``DataStack/perform(_:)`` to hand it back.
+    public var changeSet: ChangeSet { changes }
+
+    // MARK: Plain imports
+
+    /// Imports one object from `source`: creates it unless ``ImportableObject/shouldInsert(from:in:)``
+    /// says no; returns it, or `nil` when skipped.
+    ///
+    /// - Throws: ``ImportError`` (source index 0) wrapping what went wrong.
+    @discardableResult
+    public func importObject<E: ImportableObject>(_ into: Into<E>, from source: E.ImportSource) throws -> E? {
+        try importObjects(into, from: CollectionOfOne(source)).objects.first
+    }
+
+    /// Imports an object from each source, in order, skipping those ``ImportableObject/shouldInsert(from:in:)``
+    /// refuses.
+    ///
+    /// - Throws: ``ImportError`` naming the index of the source that failed; the transaction rolls back.
+    @discardableResult
+    public func importObjects<E: ImportableObject, S: Sequence>(_ into: Into<E>, from sources: S) throws -> ImportResult<E>
+    where S.Element == E.ImportSource {
+        try checkOpen()
+        var result = ImportResult<E>()
+        for (index, source) in sources.enumerated() {
+            try importing(E.self, index) {
+                guard try E.shouldInsert(from: source, in: self) else {
+                    result.skipped += 1
+                    return
+                }
+                let object = try create(into) { try $0.didInsert(from: source, in: self) }
+                result.objects.append(object)
+                result.insertedIDs.append(object.id)
+            }
+        }
+        return result
+    }
+
+    // MARK: Unique imports
+
+    /// Imports one source by its key: updates the object with that key, or creates one; returns it, or
+    /// `nil` when skipped.
+    ///
+    /// - Throws: ``ImportError`` (source index 0) wrapping what went wrong.
+    @discardableResult
+    public func importUniqueObject<E: ImportableUniqueObject>(_ into: Into<E>, from source: E.ImportSource) throws -> E? {
+        try importUniqueObjects(into, from: CollectionOfOne(source)).objects.first
+    }
+
+    /// Imports each source by its key: the objects that exist are found a few hundred keys per query,
+    /// then each source updates its object or creates one, in source order. When several sources name
+    /// the same key, only the last one is applied (the others count as ``ImportResult/superseded``).
+    ///
+    /// - Throws: ``ImportError`` naming the index of the source that failed; the transaction rolls back.
+    ///   ``StrataError/Code/invalidArgument`` when ``ImportableUniqueObject/uniqueIDKeyPath`` is not a
+    ///   field declared `@Field(.unique)`.
+    @discardableResult
+    public func importUniqueObjects<E: ImportableUniqueObject, S: Sequence>(_ into: Into<E>, from sources: S) throws
+        -> ImportResult<E> where S.Element == E.ImportSource
+    {
+        try checkOpen()
+        let entity = try store.entity(E.self)
+        try requireUniqueField(E.uniqueIDKeyPath, entity)
+        var result = ImportResult<E>()
+        // Every source's key; the last source of each key wins.
+        var keyed: [(index: Int, key: E.UniqueID, source: E.ImportSource)] = []
+        var winner: [E.UniqueID: Int] = [:]
+        for (index, source) in sources.enumerated() {
+            let key = try importing(E.self, index) { try E.uniqueID(from: source, in: self) }
+            guard let key else {
+                result.skipped += 1
+                continue
+            }
+            winner[key] = keyed.count
+            keyed.append((index, key, source))
+        }
+        result.superseded = keyed.count - winner.count
+        var existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner.keys)
+        for (position, entry) in keyed.enumerated() where winner[entry.key] == position {
+            try importing(E.self, entry.index) {
+                if let current = existing[entry.key] {
+                    guard try current.shouldUpdate(from: entry.source, in: self) else {
+                        result.skipped += 1
+                        return
+                    }
+                    let (object, changed) = try edit(current: current, entity: entity) {
+                        try $0.update(from: entry.source, in: self)
+                    }
+                    existing[entry.key] = object
+                    result.objects.append(object)
+                    if changed.isEmpty {
+                        result.unchanged += 1
+                    } else {
+                        result.updated.append((object.id, changed))
+                    }
+                } else {
+                    guard try E.shouldInsert(from: entry.source, in: self) else {
+                        result.skipped += 1
+                        return
+                    }
+                    let object = try create(into) { object in
+                        object[keyPath: E.uniqueIDKeyPath] = entry.key
+                        try object.didInsert(from: entry.source, in: self)
+                    }
+                    existing[entry.key] = object
+                    result.objects.append(object)
+                    result.insertedIDs.append(object.id)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The IDs of the objects of `E` whose unique field `keyPath` holds one of `keys`, by key, found a
+    /// few hundred keys per query: for resolving the keys other sources name (books naming their
+    /// author's key) before or while importing them.
+    public func uniqueIDs<E: Entity, Key: DatabaseValueConvertible & Hashable, S: Sequence>(
+        _ type: E.Type, _ keyPath: KeyPath<E, Key>, for keys: S
+    ) throws -> [Key: EntityID<E>] where S.Element == Key {
+        try checkOpen()
+        try requireUniqueField(keyPath, try store.entity(E.self))
+        return try existingObjects(E.self, keyPath: keyPath, keys: Set(keys)).mapValues(\.id)
+    }
+
+    // MARK: Helpers
+
+    /// The objects of `E` whose field `keyPath` holds one of `keys`, by key, a chunk of keys per query.
+    func existingObjects<E: Entity, Key: DatabaseValueConvertible & Hashable, S: Collection>(
+        _ type: E.Type, keyPath: KeyPath<E, Key>, keys: S
+    ) throws -> [Key: E] where S.Element == Key {
+        var found: [Key: E] = [:]
+        found.reserveCapacity(keys.count)
+        let all = Array(keys)
+        var start = 0
+        while start < all.count {
+            let chunk = all[start..<min(start + Self.importLookupChunk, all.count)]
+            for object in try connection.fetchAll(From<E>().where(.in(keyPath, chunk)), store: store) {
+                found[object[keyPath: keyPath]] = object
+            }
+            start += Self.importLookupChunk
+        }
+        return found
+    }
+
+    /// Refuses a key path that is not a field declared unique.
+    func requireUniqueField<E: Entity, Key>(_ keyPath: KeyPath<E, Key>, _ entity: StoreContext.EntitySQL) throws(StrataError) {
+        guard case .field(let index) = E.member(for: keyPath), entity.description.fields[index].isUnique else {
+            throw StrataError(
+                .invalidArgument,
+                "Importing \(entity.description.name) by key needs a field declared @Field(.unique) as the key; "
+                    + "\(keyPath) is not one. Declare the field unique (a new schema version if the store exists).",
+                entity: entity.description.name)
+        }
+    }
+
+    /// Runs the work of source `index`, wrapping what it throws in an ``ImportError``.
+    func importing<E: Entity, T>(_ type: E.Type, _ index: Int, _ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(sourceIndex: index, entity: E.entityDescription.name, underlying: error)
+        }
+    }
+}

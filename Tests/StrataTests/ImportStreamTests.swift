@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite("Importing from a stream, in chunks", .timeLimit(.minutes(1)))
+struct ImportStreamTests {
+    /// An `AsyncStream` of author sources the test feeds by hand.
+    func feed() -> (AsyncStream<AuthorSource>, AsyncStream<AuthorSource>.Continuation) {
+        AsyncStream.makeStream(of: AuthorSource.self)
+    }
+
+    @Test("a stream imports in chunks, one transaction each, reporting a summary after each")
+    func chunks() async throws {
+        let stack = try await DataStack(importSchema)
+        let (stream, continuation) = feed()
+        for index in 0..<2_500 { continuation.yield(AuthorSource(key: "k\(index % 2_000)", name: "n\(index)")) }
+        continuation.finish()
+        let progress = ImportProgress()
+        let watcher = Task { () -> [Int] in
+            var committed: [Int] = []
+            for await summary in progress { committed.append(summary.chunksCommitted) }
+            return committed
+        }
+        let summary = try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: stream, chunkSize: 1_000, progress: progress)
+        #expect(summary.sourcesRead == 2_500 && summary.chunksCommitted == 3)
+        #expect(summary.inserted == 2_000 && summary.updated == 500)
+        let seen = await watcher.value
+        #expect(seen.last == 3 && seen == seen.sorted())
+        #expect(try await stack.fetchOne(From<ImportedAuthor>().where(\.key == "k0"))?.name == "n2000")
+    }
+
+    @Test("cancelling a chunked import keeps the committed chunks and nothing of the chunk in progress")
+    func cancellation() async throws {
+        let stack = try await DataStack(importSchema)
+        let (stream, continuation) = feed()
+        for index in 0..<1_500 { continuation.yield(AuthorSource(key: "k\(index)", name: "n")) }
+        let progress = ImportProgress()
+        let importing = Task {
+            try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: stream, chunkSize: 1_000, progress: progress)
+        }
+        for await summary in progress where summary.chunksCommitted == 1 { break }
+        importing.cancel()
+        await #expect(throws: CancellationError.self) { try await importing.value }
+        #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 1_000)
+        continuation.finish()
+    }
+
+    @Test("an error names its source's position in the whole stream; earlier chunks stay, its chunk does not")
+    func errorsInLaterChunks() async throws {
+        let stack = try await DataStack(importSchema)
+        let (stream, continuation) = feed()
+        for index in 0..<250 { continuation.yield(AuthorSource(key: "k\(index)", name: index == 230 ? "(fail)" : "n")) }
+        continuation.finish()
+        let failure = await #expect(throws: ImportError.self) {
+            try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: stream, chunkSize: 100)
+        }
+        #expect(failure?.sourceIndex == 230)
+        #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 200)
+        await expectStrataError(.invalidArgument) {
+            try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: feed().0, chunkSize: 0)
+        }
+    }
+
+    @Test("insertAll from a stream of 100,000 values commits in chunks and counts what it did")
+    func streamedInsert() async throws {
+        let stack = try await DataStack(importSchema)
+        let values = AsyncStream<Int> { continuation in
+            for index in 0..<100_000 { continuation.yield(index) }
+            continuation.finish()
+        }
+        let summary = try await stack.insertAll(Into<ImportedNote>(), from: values, chunkSize: 10_000) { index, note in
+            note.text = "n\(index)"
+        }
+        #expect(summary.inserted == 100_000 && summary.chunksCommitted == 10)
+        #expect(try await stack.fetchCount(From<ImportedNote>()) == 100_000)
+        let plain = AsyncStream<NoteSource> { continuation in
+            continuation.yield(NoteSource(text: "x"))
+            continuation.yield(NoteSource(text: "y", skip: true))
+            continuation.finish()
+        }
+        let notes = try await stack.importObjects(Into<ImportedNote>(), from: plain)
+        #expect(notes.inserted == 1 && notes.skipped == 1)
+    }
+}

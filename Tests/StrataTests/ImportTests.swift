@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+@testable import Strata
+
+// Entities that import, and the sources they import from.
+
+struct AuthorSource: Sendable {
+    let key: String
+    let name: String
+}
+
+struct BookSource: Sendable {
+    let isbn: String
+    let title: String
+    let authorKey: String?
+}
+
+struct NoteSource: Sendable {
+    let text: String
+    var skip = false
+}
+
+struct ImportFailure: Error, Equatable {
+    let reason: String
+}
+
+@Entity struct ImportedAuthor {
+    @Field(.unique) var key: String = ""
+    var name: String = ""
+    var revisions: Int = 0
+}
+
+@Entity struct ImportedBook {
+    @Field(.unique) var isbn: String = ""
+    var title: String = ""
+    @Relationship var author: ImportedAuthor.ID?
+}
+
+@Entity struct ImportedNote {
+    var text: String = ""
+    var created: Int = 0
+}
+
+@Entity struct Rate {
+    @Field(.unique) var code: String = ""
+    var value: Double = 0
+    var note: String = ""
+}
+
+extension ImportedAuthor: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<ImportedAuthor, String> { \.key }
+
+    static func uniqueID(from source: AuthorSource, in transaction: Transaction) -> String? {
+        source.key.isEmpty ? nil : source.key
+    }
+
+    func shouldUpdate(from source: AuthorSource, in transaction: Transaction) -> Bool {
+        source.name != "(keep)"
+    }
+
+    mutating func update(from source: AuthorSource, in transaction: Transaction) throws {
+        if source.name == "(fail)" { throw ImportFailure(reason: "bad name") }
+        if name != source.name { revisions += 1 }
+        name = source.name
+    }
+}
+
+extension ImportedBook: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<ImportedBook, String> { \.isbn }
+
+    static func uniqueID(from source: BookSource, in transaction: Transaction) -> String? { source.isbn }
+
+    mutating func update(from source: BookSource, in transaction: Transaction) throws {
+        title = source.title
+        if let key = source.authorKey {
+            author = try transaction.uniqueIDs(ImportedAuthor.self, \.key, for: [key])[key]
+        }
+    }
+}
+
+extension ImportedNote: ImportableObject {
+    static func shouldInsert(from source: NoteSource, in transaction: Transaction) -> Bool { !source.skip }
+
+    mutating func didInsert(from source: NoteSource, in transaction: Transaction) throws {
+        if source.text == "boom" { throw ImportFailure(reason: "boom") }
+        text = source.text
+        created = try transaction.fetchCount(From<ImportedNote>())
+    }
+}
+
+let importSchema = Schema("V1", ImportedAuthor.self, ImportedBook.self, ImportedNote.self, Rate.self)
+
+@Suite("Importing", .timeLimit(.minutes(1)))
+struct ImportTests {
+    @Test("plain imports create an object per source in order, skip what shouldInsert refuses, and hand back the change set")
+    func plainImports() async throws {
+        let stack = try await DataStack(importSchema)
+        let sources = [NoteSource(text: "a"), NoteSource(text: "b", skip: true), NoteSource(text: "c")]
+        let (result, changes) = try await stack.perform { tx in
+            let result = try tx.importObjects(Into<ImportedNote>(), from: sources)
+            return (result, tx.changeSet)
+        }
+        #expect(result.objects.map(\.text) == ["a", "c"])
+        #expect(result.objects.map(\.created) == [0, 1])
+        #expect(result.insertedIDs == result.objects.map(\.id) && result.skipped == 1)
+        #expect(changes.insertedIDs(ImportedNote.self) == Set(result.insertedIDs))
+        let one = try await stack.perform { tx in try tx.importObject(Into<ImportedNote>(), from: NoteSource(text: "d")) }
+        #expect(one?.text == "d")
+        let skipped = try await stack.perform { tx in try tx.importObject(Into<ImportedNote>(), from: NoteSource(text: "e", skip: true)) }
+        #expect(skipped == nil)
+        #expect(try await stack.fetchCount(From<ImportedNote>()) == 3)
+    }
+
+    @Test("unique imports update existing objects, create the rest, skip, keep unchanged ones, and let the last duplicate win")
+    func uniqueImports() async throws {
+        let stack = try await DataStack(importSchema)
+        let (ada, bob) = try await stack.perform { tx in
+            (try tx.create(Into<ImportedAuthor>()) { $0.key = "ada"; $0.name = "Ada" }.id,
+             try tx.create(Into<ImportedAuthor>()) { $0.key = "bob"; $0.name = "Bob" }.id)
+        }
+        let sources = [
+            AuthorSource(key: "cy", name: "Cy (first)"),   // superseded by the last "cy"
+            AuthorSource(key: "ada", name: "Ada Lovelace"),   // updated
+            AuthorSource(key: "", name: "nobody"),   // no key: skipped
+            AuthorSource(key: "bob", name: "Bob"),   // unchanged
+            AuthorSource(key: "dee", name: "(keep)"),   // new: shouldUpdate does not apply, created
+            AuthorSource(key: "cy", name: "Cy"),   // created
+        ]
+        let (result, changes) = try await stack.perform { tx in
+            let result = try tx.importUniqueObjects(Into<ImportedAuthor>(), from: sources)
+            return (result, tx.changeSet)
+        }
+        #expect(result.objects.map(\.key) == ["ada", "bob", "dee", "cy"])
+        #expect(result.objects.map(\.name) == ["Ada Lovelace", "Bob", "(keep)", "Cy"])
+        #expect(result.updatedIDs == [ada] && result.updated.first?.fields == ["name", "revisions"])
+        #expect(result.insertedIDs.count == 2 && result.unchanged == 1 && result.skipped == 1 && result.superseded == 1)
+        #expect(changes.updatedIDs(ImportedAuthor.self) == [ada] && changes.insertedIDs(ImportedAuthor.self) == Set(result.insertedIDs))
+        #expect(!changes.updatedIDs(ImportedAuthor.self).contains(bob))
+        // shouldUpdate refuses: the object stays as it was and the source counts as skipped.
+        let kept = try await stack.perform { tx in
+            try tx.importUniqueObjects(Into<ImportedAuthor>(), from: [AuthorSource(key: "ada", name: "(keep)")])
+        }
+        #expect(kept.skipped == 1 && kept.objects.isEmpty)
+        let stored = try await stack.fetchAll(From<ImportedAuthor>().orderBy(.ascending(\.key)))
+        #expect(stored.map(\.name) == ["Ada Lovelace", "Bob", "Cy", "(keep)"])
+        #expect(stored.map(\.revisions) == [1, 0, 1, 1])
+    }
+
+    @Test("unique imports look existing objects up a few hundred keys per query, not one query per source")
+    func chunkedLookups() async throws {
+        let lines = Locked<[String]>([])
+        var configuration = DataStack.Configuration()
+        configuration.statementTrace = { sql in lines.withLock { $0.append(sql) } }
+        let stack = try await DataStack(importSchema, configuration: configuration)
+        try await stack.perform { tx in
+            for index in stride(from: 0, to: 1_200, by: 2) {
+                try tx.create(Into<ImportedAuthor>()) { $0.key = "k\(index)"; $0.name = "old" }
+            }
+        }
+        lines.withLock { $0.removeAll() }
+        let sources = (0..<1_200).map { AuthorSource(key: "k\($0)", name: "new") }
+        let result = try await stack.perform { tx in try tx.importUniqueObjects(Into<ImportedAuthor>(), from: sources) }
+        #expect(result.insertedIDs.count == 600 && result.updated.count == 600)
+        let lookups = lines.withLock { $0 }.filter { $0.hasPrefix("SELECT") && $0.contains("IN (") }
+        #expect(lookups.count == 3, "\(lookups.count) lookups")
+        #expect(try await stack.fetchCount(From<ImportedAuthor>().where(\.name == "new")) == 1_200)
+    }
+
+    @Test("books import after their authors and resolve each author's key; uniqueIDs resolves many keys at once")
+    func relationshipsBetweenImports() async throws {
+        let stack = try await DataStack(importSchema)
+        let books = try await stack.perform { tx in
+            try tx.importUniqueObjects(Into<ImportedAuthor>(), from: [AuthorSource(key: "ada", name: "Ada"), AuthorSource(key: "bob", name: "Bob")])
+            return try tx.importUniqueObjects(Into<ImportedBook>(), from: [
+                BookSource(isbn: "1", title: "Notes", authorKey: "ada"),
+                BookSource(isbn: "2", title: "Engines", authorKey: "bob"),
+                BookSource(isbn: "3", title: "Anonymous", authorKey: nil),
+            ])
+        }
+        let ids = try await stack.perform { tx in try tx.uniqueIDs(ImportedAuthor.self, \.key, for: ["ada", "bob", "zed"]) }
+        #expect(ids.count == 2)
+        #expect(books.objects.map(\.author) == [ids["ada"], ids["bob"], nil])
+        await expectStrataError(.invalidArgument) {
+            try await stack.perform { tx in try tx.uniqueIDs(ImportedAuthor.self, \.name, for: ["Ada"]) }
+        }
+    }
+
+    @Test("an error from the import code names the source's index and rolls the whole transaction back")
+    func errorsNameTheSource() async throws {
+        let stack = try await DataStack(importSchema)
+        let failure = await #expect(throws: ImportError.self) {
+            try await stack.perform { tx in
+                try tx.importObjects(Into<ImportedNote>(), from: [NoteSource(text: "a"), NoteSource(text: "b"), NoteSource(text: "boom")])
+            }
+        }
+        #expect(failure?.sourceIndex == 2 && failure?.entity == "ImportedNote")
+        #expect(failure?.underlying as? ImportFailure == ImportFailure(reason: "boom"))
+        #expect(failure?.description.contains("source 2 into ImportedNote") == true)
+        #expect(try await stack.fetchCount(From<ImportedNote>()) == 0)
+        // A unique-constraint error of Strata's is wrapped the same way, with its source.
+        try await stack.perform { tx in _ = try tx.create(Into<ImportedAuthor>()) { $0.key = "taken" } }
+        let unique = await #expect(throws: ImportError.self) {
+            try await stack.perform { tx in
+                try tx.importUniqueObjects(Into<ImportedAuthor>(), from: [AuthorSource(key: "new", name: "N"), AuthorSource(key: "x", name: "(fail)")])
+            }
+        }
+        #expect(unique?.sourceIndex == 1)
+        #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 1)
+    }
+
+    @Test("insertAll inserts a value per source and returns the IDs in order; observers see every insert")
+    func batchInsert() async throws {
+        let stack = try await DataStack(importSchema)
+        let counts = stack.countPublisher(From<ImportedNote>())
+        var iterator = counts.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        let result = try await stack.perform { tx in
+            try tx.insertAll(Into<ImportedNote>(), from: 0..<500) { index, note in note.text = "n\(index)" }
+        }
+        #expect(result.insertedIDs.count == 500)
+        #expect(try await iterator.next() == 500)
+        let notes = try await stack.fetchAll(From<ImportedNote>().orderBy(.ascending(\.id)))
+        #expect(notes.map(\.id) == result.insertedIDs && notes.first?.text == "n0" && notes.last?.text == "n499")
+    }
+
+    @Test("upsertAll inserts new keys and updates existing ones as the policy says; the change set holds both")
+    func batchUpsert() async throws {
+        let stack = try await DataStack(importSchema)
+        let (usd, eur) = try await stack.perform { tx in
+            (try tx.create(Into<Rate>()) { $0.code = "USD"; $0.value = 1; $0.note = "base" }.id,
+             try tx.create(Into<Rate>()) { $0.code = "EUR"; $0.value = 0.9; $0.note = "old" }.id)
+        }
+        let feed = [("USD", 1.0, "base"), ("EUR", 0.95, "new"), ("GBP", 0.8, "added")]
+        let (all, changes) = try await stack.perform { tx in
+            let result = try tx.upsertAll(Into<Rate>(), from: feed, uniqueBy: \.code) { row, rate in
+                (rate.code, rate.value, rate.note) = row
+            }
+            return (result, tx.changeSet)
+        }
+        #expect(all.insertedIDs.count == 1 && all.updatedIDs == [eur] && all.skipped == 1)   // USD changed nothing
+        #expect(all.updated.first?.fields == ["value", "note"])
+        #expect(changes.updatedIDs(Rate.self) == [eur] && changes.insertedIDs(Rate.self) == Set(all.insertedIDs))
+        // Chosen fields only.
+        let chosen = try await stack.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: [("EUR", 0.99, "ignored")], uniqueBy: \.code, policy: .update(\Rate.value)) { row, rate in
+                (rate.code, rate.value, rate.note) = row
+            }
+        }
+        #expect(chosen.updated.first?.fields == ["value"])
+        // Keep what exists.
+        let keep = try await stack.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: [("USD", 2.0, "x"), ("JPY", 150.0, "added")], uniqueBy: \.code, policy: .keepExisting) { row, rate in
+                (rate.code, rate.value, rate.note) = row
+            }
+        }
+        #expect(keep.skipped == 1 && keep.insertedIDs.count == 1)
+        let rates = try await stack.fetchAll(From<Rate>().orderBy(.ascending(\.code)))
+        #expect(rates.map(\.code) == ["EUR", "GBP", "JPY", "USD"])
+        #expect(rates.map(\.value) == [0.99, 0.8, 150, 1])
+        #expect(rates.map(\.note) == ["new", "added", "added", "base"])
+        #expect(rates.last?.id == usd)
+        // What upsertAll refuses.
+        await expectStrataError(.invalidArgument) {
+            try await stack.perform { tx in try tx.upsertAll(Into<Rate>(), from: [1], uniqueBy: \.note) { _, _ in } }
+        }
+        await expectStrataError(.invalidArgument) {
+            try await stack.perform { tx in try tx.upsertAll(Into<ImportedBook>(), from: [1], uniqueBy: \.isbn) { _, _ in } }
+        }
+    }
+}
