@@ -35,6 +35,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "hold" {
     exit(0)
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "import" {
+    try await importProbe(path: CommandLine.arguments[2])
+    exit(0)
+}
+
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "migration" {
     try await migrationProbe(CommandLine.arguments[2], path: CommandLine.arguments[3])
     exit(0)

@@ -82,3 +82,24 @@ struct ImportStreamTests {
         #expect(notes.inserted == 1 && notes.skipped == 1)
     }
 }
+
+/// A chunked import killed with SIGKILL, in a process of its own (`StrataProbe`).
+@Suite("Importing: kill -9", .timeLimit(.minutes(3)))
+struct ImportKillTests {
+    @Test("killing a chunked import keeps every committed chunk and nothing else; running it again completes it")
+    func killedImport() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("import.sqlite")
+        let killed = try await runProbe(["import", path]) { line in line == "chunk 3" }
+        #expect(killed.process.terminationReason == .uncaughtSignal, "the probe was not killed: \(killed.lines.suffix(3))")
+        let count = try #require(Int(try storeValue(path, "SELECT count(*) FROM ProbeRecord") ?? ""))
+        #expect(count >= 3_000 && count < 50_000 && count % 1_000 == 0, "\(count) objects")
+        #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
+        // Every committed object is whole: keys and values in step, the first `count` sources.
+        #expect(try storeValue(path, "SELECT count(*) FROM ProbeRecord WHERE key != 'key ' || value") == "0")
+        #expect(try storeValue(path, "SELECT max(value) FROM ProbeRecord") == "\(count - 1)")
+        let finished = try await runProbe(["import", path])
+        #expect(finished.process.terminationStatus == 0)
+        #expect(finished.lines.last == "imported 50000")
+    }
+}

@@ -60,51 +60,15 @@ struct MigrationRecreateTests {
 /// A migration killed with SIGKILL in the middle, in a process of its own (`StrataProbe`).
 @Suite("Migrations: kill -9", .timeLimit(.minutes(3)))
 struct MigrationKillTests {
-    /// Runs `strata-probe migration <command> <path>`; `until`, when given, is called with each line
-    /// printed, and the probe is killed with SIGKILL once it returns true. Returns the lines and how the
-    /// probe ended. The probe is waited for on a thread of its own, never on Swift's pool.
-    func probe(_ command: String, _ path: String, killWhen until: (@Sendable (String) -> Bool)? = nil) async throws
-        -> (lines: [String], process: Process)
-    {
-        let executable = try #require(LongFilterTests.probeExecutable(), "the StrataProbe executable was not found")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["migration", command, path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let reading = output.fileHandleForReading
-        let lines = try await onOwnThread { () -> [String] in
-            var lines: [String] = []
-            var pending = Data()
-            var killed = false
-            while case let chunk = reading.availableData, !chunk.isEmpty {
-                pending += chunk
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending = Data(pending[pending.index(after: newline)...])
-                    lines.append(line)
-                    if !killed, let until, until(line) {
-                        kill(process.processIdentifier, SIGKILL)
-                        killed = true
-                    }
-                }
-            }
-            process.waitUntilExit()
-            return lines
-        }
-        return (lines, process)
-    }
-
     @Test("killing a migration of a 100,000-row store in its second step leaves the first version, whole and migratable")
     func killedMidMigration() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("killed.sqlite")
-        let made = try await probe("make", path)
+        let made = try await runProbe(["migration", "make", path])
         #expect(made.lines == ["made 100000"])
         // Killed once the second step (the transform) has done some rows: the first step's rebuild
         // is in the same uncommitted transaction.
-        let killed = try await probe("run", path) { line in
+        let killed = try await runProbe(["migration", "run", path]) { line in
             let parts = line.split(separator: " ")
             return parts.count == 3 && parts[0] == "progress" && parts[1] == "1" && (Int(parts[2]) ?? 0) >= 5_000
         }
@@ -118,7 +82,7 @@ struct MigrationKillTests {
         #expect(try storeValue(path, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'strata_new%' OR name LIKE 'strata_kept%'") == "0")
         #expect(try storeValue(path, "SELECT count(*) FROM pragma_table_info('Item') WHERE name = 'years'") == "0")
         // Run again, the migration completes.
-        let finished = try await probe("run", path)
+        let finished = try await runProbe(["migration", "run", path])
         #expect(finished.process.terminationStatus == 0)
         #expect(finished.lines.last == "migrated K3 100000 \(2 * 100 * 999 * 1000 / 2)")
         #expect(try storeValue(path, "SELECT name FROM Item WHERE id = 1") == "ITEM 0")
