@@ -302,6 +302,62 @@ func readmeCustomStep(path: String, cachePath: String) async throws -> (DataStac
     return (stack, cache)
 }
 
+// Importing
+
+struct PostJSON: Decodable, Sendable {
+    let slug: String
+    let title: String
+    let views: Int
+}
+
+extension Post: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<Post, String> { \.slug }
+    static func uniqueID(from source: PostJSON, in transaction: Transaction) -> String? { source.slug }
+    mutating func update(from source: PostJSON, in transaction: Transaction) {
+        title = source.title
+        views = source.views
+    }
+}
+
+func readmeImport(_ stack: DataStack, json: Data, feed: AsyncStream<PostJSON>) async throws -> (ImportResult<Post>, ImportSummary) {
+    let posts = try JSONDecoder().decode([PostJSON].self, from: json)
+    let result = try await stack.perform { tx in try tx.importUniqueObjects(Into<Post>(), from: posts) }
+    print(result.insertedIDs.count, result.updatedIDs.count, result.skipped)
+
+    // Batch upsert of plain values: INSERT … ON CONFLICT (email) DO UPDATE, observers see every row.
+    let people = [("ada@example.com", "Ada", 36), ("bob@example.com", "Bob", 17)]
+    try await stack.perform { tx in
+        try tx.upsertAll(Into<Person>(), from: people, uniqueBy: \.email) { row, person in
+            (person.email, person.name, person.age) = row
+        }
+    }
+
+    // A long import from a stream, 1,000 sources per transaction, with progress.
+    let progress = ImportProgress()
+    Task { for await summary in progress { print("\(summary.sourcesRead) read") } }
+    let summary = try await stack.importUniqueObjects(Into<Post>(), from: feed, chunkSize: 1_000, progress: progress)
+    return (result, summary)
+}
+
+@Suite("README import example")
+struct ReadmeImportTests {
+    @Test("posts import by slug, people upsert by email, a stream imports in chunks")
+    func importing() async throws {
+        let stack = try await DataStack(Schema("V1", Person.self, Post.self))
+        try await stack.perform { tx in _ = try tx.create(Into<Post>()) { $0.slug = "hello"; $0.title = "Old" } }
+        let json = Data(#"[{"slug": "hello", "title": "Hello", "views": 3}, {"slug": "new", "title": "New", "views": 0}]"#.utf8)
+        let feed = AsyncStream<PostJSON> { continuation in
+            for index in 0..<2_500 { continuation.yield(PostJSON(slug: "s\(index)", title: "T", views: index)) }
+            continuation.finish()
+        }
+        let (result, summary) = try await readmeImport(stack, json: json, feed: feed)
+        #expect(result.insertedIDs.count == 1 && result.updatedIDs.count == 1)
+        #expect(summary.inserted == 2_500 && summary.chunksCommitted == 3)
+        #expect(try await stack.fetchCount(From<Person>()) == 2)
+        #expect(try await stack.fetchOne(From<Post>().where(\.slug == "hello"))?.title == "Hello")
+    }
+}
+
 @Suite("README migration example")
 struct ReadmeMigrationTests {
     @Test("a store made with V0 opens at V1 with its people renamed into place")
