@@ -88,7 +88,29 @@ extension ImportedNote: ImportableObject {
     }
 }
 
-let importSchema = Schema("V1", ImportedAuthor.self, ImportedBook.self, ImportedNote.self, Rate.self)
+/// A unique importable with its own shouldInsert and didInsert.
+@Entity struct ImportedTag {
+    @Field(.unique) var name: String = ""
+    var origin: String = ""
+    var uses: Int = 0
+}
+
+extension ImportedTag: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<ImportedTag, String> { \.name }
+
+    static func uniqueID(from source: String, in transaction: Transaction) -> String? { source.lowercased() }
+
+    static func shouldInsert(from source: String, in transaction: Transaction) -> Bool { !source.hasPrefix("~") }
+
+    mutating func didInsert(from source: String, in transaction: Transaction) {
+        origin = source
+        uses = 1
+    }
+
+    mutating func update(from source: String, in transaction: Transaction) { uses += 1 }
+}
+
+let importSchema = Schema("V1", ImportedAuthor.self, ImportedBook.self, ImportedNote.self, Rate.self, ImportedTag.self)
 
 @Suite("Importing", .timeLimit(.minutes(1)))
 struct ImportTests {
@@ -266,5 +288,27 @@ struct ImportTests {
         await expectStrataError(.invalidArgument) {
             try await stack.perform { tx in try tx.upsertAll(Into<ImportedBook>(), from: [1], uniqueBy: \.isbn) { _, _ in } }
         }
+    }
+
+    @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
+    func uniqueProtocolPaths() async throws {
+        let stack = try await DataStack(importSchema)
+        let first = try await stack.perform { tx in try tx.importUniqueObjects(Into<ImportedTag>(), from: ["Swift", "~draft", "SQL"]) }
+        #expect(first.objects.map(\.name) == ["swift", "sql"] && first.objects.map(\.origin) == ["Swift", "SQL"])
+        #expect(first.skipped == 1)
+        let second = try await stack.perform { tx in try tx.importUniqueObject(Into<ImportedTag>(), from: "SWIFT") }
+        #expect(second?.uses == 2 && second?.origin == "Swift")
+    }
+
+    @Test("observers see the objects an upsert updates")
+    func observersSeeUpserts() async throws {
+        let stack = try await DataStack(importSchema)
+        let eur = try await stack.perform { tx in try tx.create(Into<Rate>()) { $0.code = "EUR"; $0.value = 0.9 }.id }
+        var snapshots = stack.objectPublisher(eur).makeAsyncIterator()
+        #expect(try await snapshots.next()??.value == 0.9)
+        try await stack.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: [0.95], uniqueBy: \.code) { value, rate in rate.code = "EUR"; rate.value = value }
+        }
+        #expect(try await snapshots.next()??.value == 0.95)
     }
 }
