@@ -15,7 +15,7 @@ struct ChangeFeedTests {
             let id: Int64 = step.isMultiple(of: 3) ? Int64.random(in: 1...300, using: &rng) : Int64(step / 10)
             switch Int.random(in: 0..<10, using: &rng) {
             case 0..<6:
-                changes.insertedRanges.insert(contentsOf: id..<(id + 1))
+                changes.recordInsert(id)
                 reference.insert(id)
             case 6..<9:
                 changes.recordDelete(id)
@@ -27,8 +27,12 @@ struct ChangeFeedTests {
         #expect(changes.inserted == reference)
         // Equal sets have equal representations, whatever the order of insertion.
         var rebuilt = EntityChanges()
-        for id in reference.shuffled(using: &rng) { rebuilt.insertedRanges.insert(contentsOf: id..<(id + 1)) }
+        for id in reference.shuffled(using: &rng) { rebuilt.recordInsert(id) }
         #expect(rebuilt.insertedRanges == changes.insertedRanges)
+        // Consecutive IDs extend one open run; the result equals the same IDs recorded in any order.
+        var consecutive = EntityChanges()
+        for id in reference.sorted() { consecutive.recordInsert(id) }
+        #expect(consecutive == rebuilt && consecutive.inserted == reference)
     }
 
     @Test("every commit publishes one change set with its inserted, updated and deleted IDs per entity")

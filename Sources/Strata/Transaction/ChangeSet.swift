@@ -58,7 +58,7 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     mutating func recordInsert(entity: String, id: Int64) {
-        entities[entity, default: EntityChanges()].insertedRanges.insert(contentsOf: id..<(id + 1))
+        entities[entity, default: EntityChanges()].recordInsert(id)
     }
 
     // The records below mutate the entity's changes in place, through the dictionary's subscript: a
@@ -78,8 +78,9 @@ public struct ChangeSet: Sendable, Equatable {
 public struct EntityChanges: Sendable, Equatable {
     /// Row IDs of created objects.
     public var inserted: Set<Int64> {
-        var result = Set<Int64>(minimumCapacity: insertedRanges.ranges.reduce(0) { $0 + $1.count })
-        for run in insertedRanges.ranges {
+        let ranges = insertedRanges
+        var result = Set<Int64>(minimumCapacity: ranges.ranges.reduce(0) { $0 + $1.count })
+        for run in ranges.ranges {
             for id in run { result.insert(id) }
         }
         return result
@@ -89,25 +90,58 @@ public struct EntityChanges: Sendable, Equatable {
     /// Row IDs of deleted objects.
     public internal(set) var deleted: Set<Int64> = []
     /// The created IDs as runs of consecutive IDs: a transaction's creations of one entity get
-    /// consecutive IDs, so a bulk insert records one run instead of a set entry per object.
-    /// (The standard library's `RangeSet` keeps its ranges sorted and merged, so equal sets compare equal.)
-    var insertedRanges = RangeSet<Int64>()
+    /// consecutive IDs, so a bulk insert records one run instead of a set entry per object. The run
+    /// being extended is kept apart (`openRun`): extending it costs a comparison, where inserting into
+    /// the standard library's `RangeSet` costs a generic call per ID.
+    private var closedRuns = RangeSet<Int64>()
+    private var openRun: Range<Int64>?
 
     /// Nothing changed.
     public init() {}
 
+    /// Every created ID as runs (sorted and merged, so equal sets compare equal).
+    var insertedRanges: RangeSet<Int64> {
+        guard let openRun else { return closedRuns }
+        var ranges = closedRuns
+        ranges.insert(contentsOf: openRun)
+        return ranges
+    }
+
     /// Whether nothing changed.
-    public var isEmpty: Bool { insertedRanges.isEmpty && updated.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool { openRun == nil && closedRuns.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    public static func == (lhs: EntityChanges, rhs: EntityChanges) -> Bool {
+        lhs.insertedRanges == rhs.insertedRanges && lhs.updated == rhs.updated && lhs.deleted == rhs.deleted
+    }
+
+    private func wasInserted(_ id: Int64) -> Bool {
+        openRun?.contains(id) == true || closedRuns.contains(id)
+    }
+
+    mutating func recordInsert(_ id: Int64) {
+        if let run = openRun {
+            if run.upperBound == id {
+                openRun = run.lowerBound..<(id + 1)
+                return
+            }
+            closedRuns.insert(contentsOf: run)
+        }
+        openRun = id..<(id + 1)
+    }
 
     mutating func recordUpdate(_ id: Int64, fields: Set<String>) {
-        if !insertedRanges.contains(id) {
+        if !wasInserted(id) {
             updated[id, default: []].formUnion(fields)
         }
     }
 
     mutating func recordDelete(_ id: Int64) {
-        if insertedRanges.contains(id) {
-            insertedRanges.remove(contentsOf: id..<(id + 1))
+        if wasInserted(id) {
+            if let run = openRun {
+                closedRuns.insert(contentsOf: run)
+                openRun = nil
+            }
+            closedRuns.remove(contentsOf: id..<(id + 1))
         } else {
             updated.removeValue(forKey: id)
             deleted.insert(id)

@@ -22,6 +22,14 @@ public final class Transaction: ReadContext {
     var changes = ChangeSet()
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
+    /// The `UPDATE` text per entity and set of changed fields, built once per transaction: an import
+    /// whose edits change the same fields builds it once, not per object.
+    private var updateTexts: [UpdateText: String] = [:]
+
+    private struct UpdateText: Hashable {
+        let entity: ObjectIdentifier
+        let fields: [Int]
+    }
 
     init(connection: Connection, store: StoreContext, ids: IDAllocator) {
         self.ids = ids
@@ -162,7 +170,10 @@ public final class Transaction: ReadContext {
             if case .integer(let target) = after.values[toOne.fieldIndex] { try checkTarget(toOne, target) }
         }
         if !changed.isEmpty {
-            let statement = try connection.cachedStatement(store.builder.update(entity.description, fields: changed))
+            let key = UpdateText(entity: ObjectIdentifier(entity), fields: changed)
+            let text = updateTexts[key] ?? store.builder.update(entity.description, fields: changed)
+            updateTexts[key] = text
+            let statement = try connection.cachedStatement(text)
             for (offset, index) in changed.enumerated() {
                 do {
                     try statement.bind(after.values[index], at: Int32(offset + 1))

@@ -325,6 +325,9 @@ final class Connection {
     /// The number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// The row ID of the last row an `INSERT` added (an upsert that updated leaves it as it was).
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -55,6 +55,13 @@ final class IDAllocator {
         return id
     }
 
+    /// Takes back the ID just allocated for `entity` when it went unused (an upsert that updated an
+    /// existing row), so that the next object gets it.
+    func giveBack(_ entity: String, _ id: Int64) {
+        guard let index = next.index(forKey: entity), next.values[index] == id + 1 else { return }
+        next.values[index] = id
+    }
+
     /// Notes that the running transaction deleted object `id` of `entity`.
     func noteDeleted(_ entity: String, _ id: Int64) {
         if id > deleted[entity, default: 0] { deleted[entity] = id }
