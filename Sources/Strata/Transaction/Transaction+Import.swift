@@ -67,23 +67,27 @@ extension Transaction {
         let entity = try store.entity(E.self)
         try requireUniqueField(E.uniqueIDKeyPath, entity)
         var result = ImportResult<E>()
-        // Every source's key; the last source of each key wins.
-        var keyed: [(index: Int, key: E.UniqueID, source: E.ImportSource)] = []
-        var winner: [E.UniqueID: Int] = [:]
-        for (index, source) in sources.enumerated() {
+        // Every source's key; the last source of each key wins. Keys are hashed as `DatabaseValue`s, a
+        // concrete type, rather than through the generic key type's witnesses.
+        var keyed: [(index: Int, key: E.UniqueID, stored: DatabaseValue, source: E.ImportSource)] = []
+        var winner: [DatabaseValue: Int] = [:]
+        var index = 0
+        for source in sources {
+            defer { index += 1 }
             let key = try importing(E.self, index) { try E.uniqueID(from: source, in: self) }
             guard let key else {
                 result.skipped += 1
                 continue
             }
-            winner[key] = keyed.count
-            keyed.append((index, key, source))
+            let stored = key.databaseValue
+            winner[stored] = keyed.count
+            keyed.append((index, key, stored, source))
         }
         result.superseded = keyed.count - winner.count
         var existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner.keys)
-        for (position, entry) in keyed.enumerated() where winner[entry.key] == position {
+        for (position, entry) in keyed.enumerated() where winner[entry.stored] == position {
             try importing(E.self, entry.index) {
-                if let current = existing[entry.key] {
+                if let current = existing[entry.stored] {
                     guard try current.shouldUpdate(from: entry.source, in: self) else {
                         result.skipped += 1
                         return
@@ -91,7 +95,7 @@ extension Transaction {
                     let (object, changed) = try edit(current: current, entity: entity) {
                         try $0.update(from: entry.source, in: self)
                     }
-                    existing[entry.key] = object
+                    existing[entry.stored] = object
                     result.objects.append(object)
                     if changed.isEmpty {
                         result.unchanged += 1
@@ -107,7 +111,7 @@ extension Transaction {
                         object[keyPath: E.uniqueIDKeyPath] = entry.key
                         try object.didInsert(from: entry.source, in: self)
                     }
-                    existing[entry.key] = object
+                    existing[entry.stored] = object
                     result.objects.append(object)
                     result.insertedIDs.append(object.id)
                 }
@@ -124,23 +128,30 @@ extension Transaction {
     ) throws -> [Key: EntityID<E>] where S.Element == Key {
         try checkOpen()
         try requireUniqueField(keyPath, try store.entity(E.self))
-        return try existingObjects(E.self, keyPath: keyPath, keys: Set(keys)).mapValues(\.id)
+        var ids: [Key: EntityID<E>] = [:]
+        for (_, object) in try existingObjects(E.self, keyPath: keyPath, keys: Set(keys.map(\.databaseValue))) {
+            ids[object[keyPath: keyPath]] = object.id
+        }
+        return ids
     }
 
     // MARK: Helpers
 
-    /// The objects of `E` whose field `keyPath` holds one of `keys`, by key, a chunk of keys per query.
-    func existingObjects<E: Entity, Key: DatabaseValueConvertible & Hashable, S: Collection>(
+    /// The objects of `E` whose field `keyPath` holds one of `keys` (stored values), by stored key, a
+    /// chunk of keys per query.
+    func existingObjects<E: Entity, Key: DatabaseValueConvertible, S: Collection>(
         _ type: E.Type, keyPath: KeyPath<E, Key>, keys: S
-    ) throws -> [Key: E] where S.Element == Key {
-        var found: [Key: E] = [:]
+    ) throws -> [DatabaseValue: E] where S.Element == DatabaseValue {
+        var found: [DatabaseValue: E] = [:]
         found.reserveCapacity(keys.count)
         let all = Array(keys)
+        let column = Where<E>.column(keyPath)
         var start = 0
         while start < all.count {
-            let chunk = all[start..<min(start + Self.importLookupChunk, all.count)]
-            for object in try connection.fetchAll(From<E>().where(.in(keyPath, chunk)), store: store) {
-                found[object[keyPath: keyPath]] = object
+            let chunk = Array(all[start..<min(start + Self.importLookupChunk, all.count)])
+            let filter = Where<E>(.inList(column, chunk, negated: false))
+            for object in try connection.fetchAll(From<E>().where(filter), store: store) {
+                found[object[keyPath: keyPath].databaseValue] = object
             }
             start += Self.importLookupChunk
         }
