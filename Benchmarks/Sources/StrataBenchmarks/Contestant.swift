@@ -18,6 +18,8 @@ protocol Contestant: AnyObject, Sendable {
 /// What every implementation shares: the dataset, the temporary directory, the options.
 struct Environment: Sendable {
     let dataset: Dataset
+    /// The stored rows and sources of l1 and l2.
+    let imports: ImportData
     let directory: URL
     let northwindPath: String?
     let concurrentSeconds: Double
@@ -77,6 +79,14 @@ enum Metrics {
     static let serverP50 = Metric(name: "p50 latency", unit: .microseconds)
     static let serverP99 = Metric(name: "p99 latency", unit: .microseconds)
     static let serverCPU = Metric(name: "CPU, user + system", unit: .cpuPerThousand)
+    /// l1, l2: sources imported per second.
+    static let importRate = Metric(name: "", unit: .rowsPerSecond)
+    /// l3: rows inserted per second; how far the process's resident memory rose by the row at
+    /// ``StreamedSources/checkpointRow``, by the end, and between the two (near 0 when memory is bounded).
+    static let streamRate = Metric(name: "", unit: .rowsPerSecond)
+    static let streamMemoryAtCheckpoint = Metric(name: "peak RSS growth, first 250,000 rows", unit: .mebibytes)
+    static let streamMemory = Metric(name: "peak RSS growth, all 1,000,000 rows", unit: .mebibytes)
+    static let streamMemoryRise = Metric(name: "peak RSS rise after row 250,000", unit: .mebibytes)
     /// m1: the migration alone (for Strata, opening with the migration less opening the migrated store).
     static let migrationTime = Metric(name: "migration", unit: .milliseconds)
     /// m1, Strata only: `DataStack(history, …)` on the V1 store, and on the store it migrated.
@@ -99,6 +109,8 @@ enum Metrics {
         case .i: [observedRate, observedFraction]
         case .j: [loadTime]
         case .k64, .k1000: [serverRate, serverP50, serverP99, serverCPU]
+        case .l1, .l2: [importRate]
+        case .l3: [streamRate, streamMemoryAtCheckpoint, streamMemory, streamMemoryRise]
         case .m1: [migrationTime, openAndMigrate, openMigrated]
         case .m2, .m3: [migrationRate, migrationMemory]
         }

@@ -60,6 +60,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
 
     func prepare(_ workload: Workload) async throws {
         if workload.migration != nil { return try await prepareMigration() }
+        if workload.importPart?.startsFromStoredRows == true { return try await prepareImport() }
         guard workload == .j, let source = environment.northwindPath else { return }
         let path = environment.path("\(prefix)-orders.sqlite")
         environment.remove(path)
@@ -75,6 +76,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         guard let pool else { throw RawError(description: "not set up") }
         if let load = environment.serverLoads[workload] { return try await serve(load, pool) }
         if let part = workload.migration { return try await migrate(workload, part, round: round) }
+        if let part = workload.importPart { return try await importContacts(workload, part, round: round) }
         switch workload {
         case .a: return try await insertMany(round: round)
         case .b: return try await insertEach(name: "\(prefix)-b-\(round).sqlite").sample
@@ -88,6 +90,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         case .i: return try await observeLists(round: round)
         case .j: return try await loadOrders()
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
+        case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         }
     }

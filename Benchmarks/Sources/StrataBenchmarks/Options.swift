@@ -1,6 +1,6 @@
 import Foundation
 
-/// The command line: `strata-benchmarks [--rounds N] [--only a,c,m,…] [--quick] [--load MODE] [--northwind PATH] …`.
+/// The command line: `strata-benchmarks [--rounds N] [--only a,c,l,m,…] [--quick] [--load MODE] [--northwind PATH] …`.
 struct Options: Sendable {
     var rounds = 5
     var workloads = Workload.allCases
@@ -11,10 +11,11 @@ struct Options: Sendable {
     var load = LoadMode.none
 
     static let usage = """
-        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k,m] [--quick] [--load none|taskset|busy]
+        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k,l,m] [--quick] [--load none|taskset|busy]
                                  [--northwind PATH] [--markdown FILE] [--contenders LIST]
           --rounds N        rounds of A B C … per workload (default 5, at least 1)
-          --only LIST       run only these workloads (k means k64 and k1000; m means m1, m2 and m3)
+          --only LIST       run only these workloads (k means k64 and k1000; l means l1, l2 and l3;
+                            m means m1, m2 and m3)
           --quick           smoke run: 2 rounds, h for 2 s, j with 50 loads in all (scaled to 500),
                             k with 10,000 operations instead of 100,000
           --load MODE       what else loads the machine during the run: none (default); taskset: pin the
@@ -44,6 +45,10 @@ struct Options: Sendable {
                     let name = name.trimmingCharacters(in: .whitespaces).lowercased()
                     if name == "k" {
                         selected.formUnion([.k64, .k1000])
+                        continue
+                    }
+                    if name == "l" {
+                        selected.formUnion([.l1, .l2, .l3])
                         continue
                     }
                     if name == "m" {

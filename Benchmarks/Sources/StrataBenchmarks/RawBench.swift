@@ -75,6 +75,7 @@ final class RawBench: Contestant, @unchecked Sendable {
 
     func prepare(_ workload: Workload) async throws {
         if workload.migration != nil { return try prepareMigration() }
+        if workload.importPart?.startsFromStoredRows == true { return try prepareImport() }
         guard workload == .j, let source = environment.northwindPath else { return }
         let path = environment.path("raw-orders.sqlite")
         environment.remove(path)
@@ -88,6 +89,7 @@ final class RawBench: Contestant, @unchecked Sendable {
     func run(_ workload: Workload, round: Int) async throws -> Sample {
         if let load = environment.serverLoads[workload] { return try await serve(load) }
         if let part = workload.migration { return try migrate(workload, part, round: round) }
+        if let part = workload.importPart { return try importContacts(workload, part, round: round) }
         return try runSynchronously(workload, round: round)
     }
 
@@ -106,6 +108,7 @@ final class RawBench: Contestant, @unchecked Sendable {
         case .i: return try observeLists(round: round)
         case .j: return try loadOrders()
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
+        case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         }
     }

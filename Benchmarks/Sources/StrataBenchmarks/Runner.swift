@@ -21,7 +21,7 @@ func runBenchmarks(_ options: Options) async throws {
         serverLoads[workload] = ServerLoad(taskCount: tasks, operationCount: serverOperations, rowCount: Dataset.rowCount)
     }
     let environment = Environment(
-        dataset: Dataset(), directory: directory, northwindPath: northwind,
+        dataset: Dataset(), imports: ImportData(), directory: directory, northwindPath: northwind,
         concurrentSeconds: options.quick ? 2 : 5,
         northwindLoadsPerRound: max(1, ((options.quick ? 50 : northwindLoads) + options.rounds - 1) / options.rounds),
         serverLoads: serverLoads,
@@ -107,12 +107,12 @@ func runBenchmarks(_ options: Options) async throws {
 
     let report = Report(results: results)
     var output = ["", "Load: \(options.load.summary).", ""]
-    // k and the GRDB sync variant have no target in issue 5 (m's come from the migrations issue): the
-    // table is left out when no target applies.
+    // k and the GRDB sync variant have no target in issue 5 (l's come from the imports issue, m's from
+    // the migrations issue): the table is left out when no target applies.
     if Report.targets.contains(where: { workloads.contains($0.workload) }) {
         output += [
-            "## Strata against the targets of issue 5 and, for m, the migrations issue (median of per-round ratios; "
-                + "load: \(options.load.rawValue))",
+            "## Strata against the targets of issue 5 and, for l and m, the imports and migrations issues "
+                + "(median of per-round ratios; load: \(options.load.rawValue))",
             "",
             report.targetTable(workloads),
             "",
@@ -125,7 +125,7 @@ func runBenchmarks(_ options: Options) async throws {
         "",
         "Ratios compare speed (throughput, or the inverse of a time): above 1× the numerator is faster.",
         "For g and k's p50 and p99 they compare latencies: below 1× the numerator is quicker. For k's CPU,",
-        "above 1× the numerator uses less CPU per operation. m's memory growth has no ratios (README, m).",
+        "above 1× the numerator uses less CPU per operation. l3's and m's memory growth has no ratios (README, m).",
         "",
         "Checksums (the rows each implementation read, in every round):",
     ]

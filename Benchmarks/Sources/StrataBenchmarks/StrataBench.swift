@@ -43,6 +43,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
 
     func prepare(_ workload: Workload) async throws {
         if workload.migration != nil { return try await prepareMigration() }
+        if workload.importPart?.startsFromStoredRows == true { return try await prepareImport() }
         guard workload == .j, let source = environment.northwindPath else { return }
         let path = environment.path("strata-orders.sqlite")
         environment.remove(path)
@@ -81,6 +82,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         guard let stack else { throw RawError(description: "not set up") }
         if let load = environment.serverLoads[workload] { return try await serve(load, stack) }
         if let part = workload.migration { return try await migrate(workload, part, round: round) }
+        if let part = workload.importPart { return try await importContacts(workload, part, round: round) }
         switch workload {
         case .a: return try await insertMany(round: round)
         case .b: return try await insertEach(name: "strata-b-\(round).sqlite").sample
@@ -94,6 +96,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         case .i: return try await observeLists(round: round)
         case .j: return try await loadOrders()
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
+        case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         }
     }

@@ -1,7 +1,7 @@
-/// The workloads of issue 5, a–j; k, a server's load (64 and 1,000 concurrent tasks); and m, schema
-/// migrations of the 100,000-row store (m1–m3).
+/// The workloads of issue 5, a–j; k, a server's load (64 and 1,000 concurrent tasks); l, imports
+/// (l1–l3); and m, schema migrations of the 100,000-row store (m1–m3).
 enum Workload: String, CaseIterable, Sendable {
-    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, m1, m2, m3
+    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, l1, l2, l3, m1, m2, m3
 
     var title: String {
         switch self {
@@ -18,6 +18,9 @@ enum Workload: String, CaseIterable, Sendable {
         case .j: "j. Northwind Orders, time of 500 whole loads"
         case .k64: "k64. server load, 64 concurrent tasks"
         case .k1000: "k1000. server load, 1,000 concurrent tasks"
+        case .l1: "l1. unique import: 40,000 sources, 20,000 stored, one transaction"
+        case .l2: "l2. batch upsert: 40,000 sources, 20,000 stored, one transaction"
+        case .l3: "l3. 1,000,000 rows streamed, transactions of 10,000"
         case .m1: "m1. migration: add a field with a default, 100,000 rows"
         case .m2: "m2. migration: rename + Int → Double (table rebuild), 100,000 rows"
         case .m3: "m3. migration: custom Swift transform of every row, 100,000 rows"
@@ -29,6 +32,16 @@ enum Workload: String, CaseIterable, Sendable {
         switch self {
         case .k64: 64
         case .k1000: 1_000
+        default: nil
+        }
+    }
+
+    /// The import of an l workload (`nil` for the others).
+    var importPart: ImportPart? {
+        switch self {
+        case .l1: .uniqueImport
+        case .l2: .batchUpsert
+        case .l3: .stream
         default: nil
         }
     }
