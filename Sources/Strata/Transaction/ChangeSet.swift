@@ -130,8 +130,11 @@ public struct EntityChanges: Sendable, Equatable {
     }
 
     mutating func recordUpdate(_ id: Int64, fields: Set<String>) {
-        if !wasInserted(id) {
-            updated[id, default: []].formUnion(fields)
+        guard !wasInserted(id) else { return }
+        if let index = updated.index(forKey: id) {
+            updated.values[index].formUnion(fields)
+        } else {
+            updated[id] = fields
         }
     }
 

@@ -27,7 +27,9 @@ extension Transaction {
     where S.Element == E.ImportSource {
         try checkOpen()
         var result = ImportResult<E>()
-        for (index, source) in sources.enumerated() {
+        var index = -1
+        for source in sources {
+            index += 1
             try importing(E.self, index) {
                 guard try E.shouldInsert(from: source, in: self) else {
                     result.skipped += 1

@@ -41,10 +41,12 @@ extension Transaction {
     ) throws -> ImportResult<E> {
         try checkOpen()
         var result = ImportResult<E>()
-        for (index, source) in sources.enumerated() {
+        var index = 0
+        for source in sources {
             try importing(E.self, index) {
                 result.insertedIDs.append(try create(into) { try configure(source, &$0) }.id)
             }
+            index += 1
         }
         return result
     }
@@ -94,7 +96,9 @@ extension Transaction {
         let findID = try connection.cachedStatement(
             "SELECT \"id\" FROM \(SQLiteDialect().quote(description.name)) WHERE \(keyColumn) = ?")
         var result = ImportResult<E>()
-        for (index, source) in sources.enumerated() {
+        var index = -1
+        for source in sources {
+            index += 1
             try importing(E.self, index) {
                 var object = E(newObject: NewObject())
                 try configure(source, &object)
