@@ -70,8 +70,13 @@ extension Transaction {
         try requireUniqueField(E.uniqueIDKeyPath, entity)
         var result = ImportResult<E>()
         // Every source's key; the last source of each key wins. Keys are hashed as `DatabaseValue`s, a
-        // concrete type, rather than through the generic key type's witnesses.
-        var keyed: [(index: Int, key: E.UniqueID, stored: DatabaseValue, source: E.ImportSource)] = []
+        // concrete type, rather than through the generic key type's witnesses, and the keyed sources are
+        // kept in parallel arrays (a tuple of generic types would need its metadata and witnesses on
+        // every access).
+        var positions: [Int] = []
+        var keys: [E.UniqueID] = []
+        var storedKeys: [DatabaseValue] = []
+        var keyedSources: [E.ImportSource] = []
         var winner: [DatabaseValue: Int] = [:]
         var index = 0
         for source in sources {
@@ -82,13 +87,17 @@ extension Transaction {
                 continue
             }
             let stored = key.databaseValue
-            winner[stored] = keyed.count
-            keyed.append((index, key, stored, source))
+            winner[stored] = keys.count
+            positions.append(index)
+            keys.append(key)
+            storedKeys.append(stored)
+            keyedSources.append(source)
         }
-        result.superseded = keyed.count - winner.count
+        result.superseded = keys.count - winner.count
         var existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner.keys)
-        for (position, entry) in keyed.enumerated() where winner[entry.stored] == position {
-            try importing(E.self, entry.index) {
+        for position in keys.indices where winner[storedKeys[position]] == position {
+            let entry = (key: keys[position], stored: storedKeys[position], source: keyedSources[position])
+            try importing(E.self, positions[position]) {
                 if let current = existing[entry.stored] {
                     guard try current.shouldUpdate(from: entry.source, in: self) else {
                         result.skipped += 1
