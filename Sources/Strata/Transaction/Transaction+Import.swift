@@ -94,7 +94,8 @@ extension Transaction {
             keyedSources.append(source)
         }
         result.superseded = keys.count - winner.count
-        var existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner.keys)
+        // Each key is applied once (the last source wins), so the objects found are read, never written back.
+        let existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner.keys)
         for position in keys.indices where winner[storedKeys[position]] == position {
             let entry = (key: keys[position], stored: storedKeys[position], source: keyedSources[position])
             try importing(E.self, positions[position]) {
@@ -106,7 +107,6 @@ extension Transaction {
                     let (object, changed) = try edit(current: current, entity: entity) {
                         try $0.update(from: entry.source, in: self)
                     }
-                    existing[entry.stored] = object
                     result.objects.append(object)
                     if changed.isEmpty {
                         result.unchanged += 1
@@ -122,7 +122,6 @@ extension Transaction {
                         object[keyPath: E.uniqueIDKeyPath] = entry.key
                         try object.didInsert(from: entry.source, in: self)
                     }
-                    existing[entry.stored] = object
                     result.objects.append(object)
                     result.insertedIDs.append(object.id)
                 }
