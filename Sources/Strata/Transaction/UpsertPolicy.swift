@@ -59,7 +59,8 @@ extension Transaction {
     ///
     /// It writes rows directly, so it takes entities without relationships and derived fields of their
     /// own (they may be the target of other entities' relationships); import others with
-    /// ``importUniqueObjects(_:from:)``.
+    /// ``importUniqueObjects(_:from:)``. A source whose key is `nil` (an optional key) is always
+    /// inserted: SQLite's `NULL`s never conflict.
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` for a key that is not a field declared
     ///   `@Field(.unique)`, a policy naming something that is not a field, or an entity with
