@@ -77,4 +77,13 @@ struct DeclaredVersionLockTests {
         #expect(inHistory?.entity == "Person" && inHistory?.field == "age")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    @Test("a lock that is not as versionLock prints it is refused as malformed, naming the entry")
+    func malformedLock() async throws {
+        let garbled = Schema("V1", LockA.Person.self, versionLock: ["Person": "age 5c1a90e2"])
+        let error = await expectStrataError(.invalidArgument) { try await DataStack(garbled) }
+        #expect(error?.entity == "Person" && error?.message.contains("\"age 5c1a90e2\"") == true, "\(error?.message ?? "")")
+        let short = Schema("V1", LockA.Person.self, versionLock: ["Person": "age=5c1a"])
+        await expectStrataError(.invalidArgument) { try await DataStack(short) }
+    }
 }

@@ -144,6 +144,14 @@ public struct Schema: Sendable {
         }
         if let declaredVersionLock {
             let lock = versionLock
+            if let malformed = declaredVersionLock.malformedEntry {
+                throw StrataError(
+                    .invalidArgument,
+                    "The version lock of schema \(version) is not as Schema.versionLock prints it: the entry of "
+                        + "\(malformed.entity) is \"\(malformed.text)\", where 'member=hash' pairs (8 hex digits) are expected. "
+                        + "Paste the lock printed for the version as it shipped: \(lock)",
+                    entity: malformed.entity)
+            }
             let differences = lock.differences(from: declaredVersionLock)
             if let first = differences.first {
                 throw StrataError(

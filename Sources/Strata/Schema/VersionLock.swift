@@ -35,6 +35,20 @@ public struct VersionLock: Sendable, Hashable, ExpressibleByDictionaryLiteral, C
         "[" + entities.keys.sorted().map { "\"\($0)\": \"\(entities[$0] ?? "")\"" }.joined(separator: ", ") + "]"
     }
 
+    /// The first entry that is not a list of `member=hash` pairs as ``description`` prints them, if any.
+    var malformedEntry: (entity: String, text: String)? {
+        for name in entities.keys.sorted() {
+            let entry = entities[name] ?? ""
+            let tokens = entry.split(separator: " ")
+            let wellFormed = tokens.allSatisfy { token in
+                let parts = token.split(separator: "=", omittingEmptySubsequences: false)
+                return parts.count == 2 && !parts[0].isEmpty && parts[1].count == 8 && parts[1].allSatisfy(\.isHexDigit)
+            }
+            if !wellFormed { return (name, entry) }
+        }
+        return nil
+    }
+
     /// Each member's hash by name, of an entity's entry.
     static func members(_ entry: String) -> [String: String] {
         var members: [String: String] = [:]
