@@ -195,21 +195,16 @@ public final class Transaction: ReadContext {
             let new: Int64? = if case .integer(let value) = after.values[toOne.fieldIndex] { value } else { nil }
             try toOneChanged(toOne, of: id.rawValue, from: old, to: new)
         }
-        var relationshipsChanged = false
+        var all = changedFields
         for relationship in store.graph.toMany[name] ?? [] {
             let old = before.relationships[relationship.index]
             let new = after.relationships[relationship.index]
             guard old != new else { continue }
-            relationshipsChanged = true
+            all.insert(relationship.property)
             let stored = try relatedIDs(relationship, of: id.rawValue)
             try applyToMany(relationship, of: id.rawValue, from: stored, to: relationship.isOrdered ? new : new.sorted())
         }
-        var all = changedFields
-        for relationship in store.graph.toMany[name] ?? []
-        where before.relationships[relationship.index] != after.relationships[relationship.index] {
-            all.insert(relationship.property)
-        }
-        guard !changed.isEmpty || relationshipsChanged else { return (edited, all) }
+        guard !all.isEmpty else { return (edited, all) }
         if entity.description.toMany.isEmpty && entity.description.derived.isEmpty { return (edited, all) }
         return (try connection.fetchExisting(id, store: store) ?? edited, all)
     }
