@@ -66,6 +66,11 @@ public struct Schema: Sendable {
         return VersionLock(entities: locked)
     }
 
+    /// Whether a store's recorded hash was made by this schema (with the current lock, or the first one).
+    func isStoredHash(_ hash: String) -> Bool {
+        hash == versionHash || hash == legacyVersionHash
+    }
+
     /// The hash that stores made before the version lock ignored declaration order hold: such a store
     /// opens with the same schema and gets the new hash.
     var legacyVersionHash: String {

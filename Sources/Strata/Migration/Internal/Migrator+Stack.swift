@@ -47,10 +47,7 @@ extension Migrator {
         history: SchemaHistory, current: Schema, path: String, options: Connection.Options
     ) async throws -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        var readOnly = options
-        readOnly.readOnly = true
-        readOnly.create = false
-        let readOptions = readOnly
+        let readOptions = readOnly(options)
         let mismatched: String? = try await OffPool.run {
             let connection = try Connection(path: path, options: readOptions)
             defer { connection.close() }
@@ -58,7 +55,7 @@ extension Migrator {
             defer { try? connection.execute("COMMIT") }
             guard let state = try storeState(connection) else { return nil }
             guard history.path(from: state.version) != nil, let schema = history.schema(state.version),
-                state.hash == schema.versionHash || state.hash == schema.legacyVersionHash
+                schema.isStoredHash(state.hash)
             else { return state.version }
             return nil
         }
@@ -74,6 +71,14 @@ extension Migrator {
         return mismatched
     }
 
+    /// `options` for a connection that only reads an existing file.
+    private static func readOnly(_ options: Connection.Options) -> Connection.Options {
+        var readOnly = options
+        readOnly.readOnly = true
+        readOnly.create = false
+        return readOnly
+    }
+
     /// What `migrateIfNeeded` would do, read without changing the file.
     static func forecast(history: SchemaHistory, current: Schema, path: String, options: Connection.Options) async throws
         -> MigrationForecast
@@ -81,10 +86,7 @@ extension Migrator {
         guard FileManager.default.fileExists(atPath: path) else {
             return MigrationForecast(storeVersion: nil, currentVersion: current.version, steps: [])
         }
-        var readOnly = options
-        readOnly.readOnly = true
-        readOnly.create = false
-        let readOptions = readOnly
+        let readOptions = readOnly(options)
         return try await OffPool.run {
             let connection = try Connection(path: path, options: readOptions)
             defer { connection.close() }

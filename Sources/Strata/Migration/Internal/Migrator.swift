@@ -27,13 +27,7 @@ struct Migrator {
         let tables = try connection.makeStatement(
             "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '\(SchemaSQL.metadataTable)'")
         guard try tables.step() else { return nil }
-        let statement = try connection.makeStatement("SELECT key, value FROM \(SchemaSQL.metadataTable)")
-        var metadata: [String: String] = [:]
-        while try statement.step() {
-            if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) {
-                metadata[key] = value
-            }
-        }
+        let metadata = try SchemaSetup.metadata(connection)
         return (metadata["schema_version"] ?? "?", metadata["schema_hash"] ?? "", UInt32(metadata["store_tag"] ?? "") ?? 0)
     }
 
@@ -49,7 +43,7 @@ struct Migrator {
                     + "The file was not changed.")
         }
         if let schema = history.schema(state.version), !path.isEmpty,
-            state.hash != schema.versionHash, state.hash != schema.legacyVersionHash
+            !schema.isStoredHash(state.hash)
         {
             throw StrataError(
                 .schemaMismatch,

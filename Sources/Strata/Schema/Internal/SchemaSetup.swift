@@ -64,7 +64,8 @@ enum SchemaSetup {
         return names
     }
 
-    private static func check(_ connection: Connection, schema: Schema) throws(StrataError) {
+    /// Strata's metadata table, by key.
+    static func metadata(_ connection: Connection) throws(StrataError) -> [String: String] {
         let statement = try connection.makeStatement("SELECT key, value FROM \(SchemaSQL.metadataTable)")
         var metadata: [String: String] = [:]
         while try statement.step() {
@@ -72,6 +73,11 @@ enum SchemaSetup {
                 metadata[key] = value
             }
         }
+        return metadata
+    }
+
+    private static func check(_ connection: Connection, schema: Schema) throws(StrataError) {
+        let metadata = try metadata(connection)
         let version = metadata["schema_version"] ?? "?"
         guard version == schema.version else {
             throw StrataError(
