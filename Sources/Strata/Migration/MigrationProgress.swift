@@ -46,21 +46,8 @@ public struct MigrationProgress: AsyncSequence, Sendable {
         (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator())
-    }
-
-    /// Iterates the events.
-    public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Event>.Iterator
-
-        public mutating func next() async -> Event? {
-            await base.next()
-        }
-
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> Event? {
-            await base.next(isolation: actor)
-        }
+    public func makeAsyncIterator() -> AsyncStream<Event>.Iterator {
+        stream.makeAsyncIterator()
     }
 
     func report(_ event: Event) {

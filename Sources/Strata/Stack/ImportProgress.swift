@@ -39,21 +39,8 @@ public struct ImportProgress: AsyncSequence, Sendable {
         (stream, continuation) = AsyncStream.makeStream(of: ImportSummary.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator())
-    }
-
-    /// Iterates the summaries.
-    public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<ImportSummary>.Iterator
-
-        public mutating func next() async -> ImportSummary? {
-            await base.next()
-        }
-
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> ImportSummary? {
-            await base.next(isolation: actor)
-        }
+    public func makeAsyncIterator() -> AsyncStream<ImportSummary>.Iterator {
+        stream.makeAsyncIterator()
     }
 
     func report(_ summary: ImportSummary) {
