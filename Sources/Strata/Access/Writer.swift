@@ -26,6 +26,10 @@ actor Writer {
     private nonisolated let waitLog: WaitLog
 
     private var lastDataVersion: Int64?
+    /// Records every commit in the persistent history, when the store keeps one.
+    private var history: HistoryRecorder?
+    /// Whether the store keeps a persistent history (this stack turned it on, or another one did).
+    nonisolated let recordsHistory: Bool
     /// Assigns the IDs of created objects.
     private let ids = IDAllocator()
     /// The turn: one transaction (or unsafe transaction) at a time.
@@ -45,25 +49,41 @@ actor Writer {
     /// Opens the write connection on its own executor and prepares the schema there.
     static func open(
         files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger,
-        longWait: Duration? = nil
+        longWait: Duration? = nil, history: HistoryOptions? = nil
     ) async throws -> Writer {
         let schema = store.schema
-        let connection = try await OffPool.run { () throws -> sending Connection in
+        let (connection, recorder) = try await OffPool.run { () throws -> sending (Connection, HistoryRecorder?) in
             let connection = try Connection(path: files.path, options: options)
-            try SchemaSetup.prepare(connection, schema: schema)
-            return connection
+            do {
+                try SchemaSetup.prepare(connection, schema: schema)
+                // A store whose history another stack turned on keeps recording it: a commit without
+                // its history would be lost to every consumer of the history.
+                let kept = try history != nil || HistoryStore.exists(connection)
+                let recorder = kept ? try HistoryRecorder(options: history, schema: schema, connection: connection) : nil
+                return (connection, recorder)
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
+        if history == nil, recorder != nil {
+            logger.notice(
+                "the store keeps a persistent history, so this stack records it too",
+                metadata: ["strata.path": "\(files.path)"])
         }
         let executor = ThreadExecutor(label: "strata.writer")
         logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(
             executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger,
-            waitLog: WaitLog(logger: logger, threshold: longWait))
+            waitLog: WaitLog(logger: logger, threshold: longWait), history: recorder)
     }
 
     private init(
         executor: ThreadExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
-        files: StoreFiles, logger: Logger, waitLog: WaitLog
+        files: StoreFiles, logger: Logger, waitLog: WaitLog, history: sending HistoryRecorder?
     ) {
+        self.history = history
+        self.recordsHistory = history != nil
         self.executor = executor
         self.interruptHandle = connection.interruptHandle
         self.storeTag = connection.storeTag
@@ -122,6 +142,16 @@ actor Writer {
         return version != lastDataVersion
     }
 
+    /// What other connections committed since the last check, or `nil` when they committed nothing: the
+    /// exact changes read from the persistent history when the store keeps one, an external change set
+    /// (anything may have changed) otherwise.
+    func externalChanges() throws -> ChangeSet? {
+        guard try externalChangeCheck() else { return nil }
+        // A commit that recorded no history (a purge, or a connection that is not Strata's): anything may
+        // have changed.
+        return try history?.scanOthers(on: connection) ?? .external
+    }
+
     // MARK: Transactions
 
     /// Runs a transaction in the calling task: waits for the turn where the caller runs, then hops to
@@ -145,7 +175,7 @@ actor Writer {
         try Task.checkCancellation()
         if connection.isClosed { throw Connection.closedError }
         try begin()
-        let transaction = Transaction(connection: connection, store: store, ids: ids)
+        let transaction = Transaction(connection: connection, store: store, ids: ids, preserved: preserved)
         defer { transaction.isOpen = false }
         let handle = interruptHandle
         handle.arm()
@@ -198,9 +228,14 @@ actor Writer {
         }
     }
 
+    /// The fields deletions preserve for the history.
+    private var preserved: [String: PreservedFields] { history?.preserved ?? [:] }
+
     private func commit(_ changes: ChangeSet) throws(StrataError) {
         try ids.saveMarks(connection)
+        let token = changes.isEmpty ? nil : try history?.record(changes, on: connection)
         try connection.run(.commit)
+        if let token { history?.committed(token) }
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
             feed.publish(changes)
@@ -255,7 +290,7 @@ actor Writer {
         let token = nextToken
         nextToken += 1
         unsafeTransaction = UnsafeHold(
-            token: token, transaction: Transaction(connection: connection, store: store, ids: ids))
+            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved))
         unsafeHolder.withLock { $0 = holder }
         return token
     }

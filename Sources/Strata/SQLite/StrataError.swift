@@ -17,7 +17,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             case sqlite, uniqueConstraint, constraint, notADatabase, cannotOpen, readOnly, busy, interrupted
             case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
             case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied, reentrantTransaction
-            case corrupt, diskFull, ioError, invalidMigration
+            case corrupt, diskFull, ioError, invalidMigration, historyUnavailable, historyExpired
         }
 
         private let base: Base
@@ -77,6 +77,11 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// wait for the unsafe transaction to end, forever. Do the work in the unsafe transaction, or
         /// end it first.
         public static let reentrantTransaction = Code(.reentrantTransaction)
+        /// The store keeps no persistent history: turn it on with ``DataStack/Configuration/history``.
+        public static let historyUnavailable = Code(.historyUnavailable)
+        /// The history after the given token was purged, so the changes since it can no longer be read
+        /// in full: fetch the current state again and follow the history from the current token.
+        public static let historyExpired = Code(.historyExpired)
 
         public var description: String { base.rawValue }
     }

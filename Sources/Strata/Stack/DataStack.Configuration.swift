@@ -35,6 +35,11 @@ extension DataStack {
         /// and commits that arrive meanwhile are coalesced. Default: one less than the number of cores the
         /// process may use (at least 1), so observers leave the writer a core of its own.
         public var maximumConcurrentObservationFetches: Int = max(1, ProcessorCount.available - 1)
+        /// The persistent history: `nil` (the default) records none; ``HistoryOptions`` record every commit
+        /// of the stack, in the same SQLite transaction as its data, with its author and changes (see
+        /// ``DataStack/history(after:authors:excludingAuthors:entities:limit:)``). Once a store keeps a
+        /// history, every stack that opens it records it too, whatever this says.
+        public var history: HistoryOptions?
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
         /// are bound parameters and never appear in it. For debugging and logging; keep it fast.
         public var statementTrace: (@Sendable (String) -> Void)?

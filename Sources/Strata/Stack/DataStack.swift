@@ -135,7 +135,7 @@ public final class DataStack: Sendable {
         self.files = files
         self.writer = try await Writer.open(
             files: files, options: options, store: store, feed: feed, logger: configuration.logger,
-            longWait: configuration.longWaitThreshold)
+            longWait: configuration.longWaitThreshold, history: configuration.history)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,

@@ -57,6 +57,13 @@ public struct ChangeSet: Sendable, Equatable {
         changes(for: E.self).updated[id.rawValue] ?? []
     }
 
+    /// The last values of a deleted object's fields that the history preserves on deletion
+    /// (``HistoryOptions/preservedOnDeletion``), by property name; `nil` when the object was not deleted
+    /// or none of its fields is preserved.
+    public func preservedValues<E: Entity>(of id: EntityID<E>) -> [String: DatabaseValue]? {
+        changes(for: E.self).deletedValues[id.rawValue]
+    }
+
     mutating func recordInsert(entity: String, id: Int64) {
         entities[entity, default: EntityChanges()].recordInsert(id)
     }
@@ -69,8 +76,23 @@ public struct ChangeSet: Sendable, Equatable {
         entities[entity, default: EntityChanges()].recordUpdate(id, fields: fields)
     }
 
-    mutating func recordDelete(entity: String, id: Int64) {
-        entities[entity, default: EntityChanges()].recordDelete(id)
+    mutating func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
+        entities[entity, default: EntityChanges()].recordDelete(id, preserving: values)
+    }
+
+    /// Records a run of inserted IDs at once (read back from the history).
+    mutating func recordInserts(entity: String, ids: ClosedRange<Int64>) {
+        entities[entity, default: EntityChanges()].recordInserts(ids)
+    }
+
+    /// Adds the changes of a later commit: the result is what both commits did together.
+    mutating func merge(_ later: ChangeSet) {
+        if later.isExternal { isExternal = true }
+        for (name, changes) in later.entities {
+            for run in changes.insertedRanges.ranges { recordInserts(entity: name, ids: run.lowerBound...(run.upperBound - 1)) }
+            for (id, fields) in changes.updated { recordUpdate(entity: name, id: id, fields: fields) }
+            for id in changes.deleted { recordDelete(entity: name, id: id, preserving: changes.deletedValues[id]) }
+        }
     }
 }
 
@@ -89,6 +111,9 @@ public struct EntityChanges: Sendable, Equatable {
     public internal(set) var updated: [Int64: Set<String>] = [:]
     /// Row IDs of deleted objects.
     public internal(set) var deleted: Set<Int64> = []
+    /// The last values of the deleted objects' fields that the history preserves
+    /// (``HistoryOptions/preservedOnDeletion``), by row ID and property name.
+    public internal(set) var deletedValues: [Int64: [String: DatabaseValue]] = [:]
     /// The created IDs as runs of consecutive IDs: a transaction's creations of one entity get
     /// consecutive IDs, so a bulk insert records one run instead of a set entry per object. The run
     /// being extended is kept apart (`openRun`): extending it costs a comparison, where inserting into
@@ -112,6 +137,7 @@ public struct EntityChanges: Sendable, Equatable {
 
     public static func == (lhs: EntityChanges, rhs: EntityChanges) -> Bool {
         lhs.insertedRanges == rhs.insertedRanges && lhs.updated == rhs.updated && lhs.deleted == rhs.deleted
+            && lhs.deletedValues == rhs.deletedValues
     }
 
     private func wasInserted(_ id: Int64) -> Bool {
@@ -129,6 +155,14 @@ public struct EntityChanges: Sendable, Equatable {
         openRun = id..<(id + 1)
     }
 
+    mutating func recordInserts(_ ids: ClosedRange<Int64>) {
+        if let run = openRun {
+            closedRuns.insert(contentsOf: run)
+            openRun = nil
+        }
+        closedRuns.insert(contentsOf: ids.lowerBound..<(ids.upperBound + 1))
+    }
+
     mutating func recordUpdate(_ id: Int64, fields: Set<String>) {
         guard !wasInserted(id) else { return }
         if let index = updated.index(forKey: id) {
@@ -138,7 +172,7 @@ public struct EntityChanges: Sendable, Equatable {
         }
     }
 
-    mutating func recordDelete(_ id: Int64) {
+    mutating func recordDelete(_ id: Int64, preserving values: [String: DatabaseValue]? = nil) {
         if wasInserted(id) {
             if let run = openRun {
                 closedRuns.insert(contentsOf: run)
@@ -148,6 +182,7 @@ public struct EntityChanges: Sendable, Equatable {
         } else {
             updated.removeValue(forKey: id)
             deleted.insert(id)
+            if let values { deletedValues[id] = values }
         }
     }
 }

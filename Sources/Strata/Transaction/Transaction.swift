@@ -31,15 +31,34 @@ public final class Transaction: ReadContext {
         let fields: [Int]
     }
 
-    init(connection: Connection, store: StoreContext, ids: IDAllocator) {
+    /// The fields whose last values a deletion keeps for the persistent history, by entity name.
+    let preserved: [String: PreservedFields]
+
+    init(connection: Connection, store: StoreContext, ids: IDAllocator, preserved: [String: PreservedFields] = [:]) {
         self.ids = ids
+        self.preserved = preserved
         super.init(connection: connection, store: store)
     }
 
     /// Records a deletion in the change set, and for the ID allocator.
-    func recordDelete(entity: String, id: Int64) {
-        changes.recordDelete(entity: entity, id: id)
+    func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
+        changes.recordDelete(entity: entity, id: id, preserving: values)
         ids.noteDeleted(entity, id)
+    }
+
+    /// The values of the row's fields that the history preserves, read before the row is deleted;
+    /// `nil` when the entity preserves none (or the row does not exist).
+    func preservedValues(_ entity: String, _ id: Int64) throws(StrataError) -> [String: DatabaseValue]? {
+        guard let fields = preserved[entity] else { return nil }
+        let statement = try connection.cachedStatement(fields.select)
+        try statement.bind(.integer(id), at: 1)
+        guard try statement.step() else { return nil }
+        var values: [String: DatabaseValue] = [:]
+        for (index, property) in fields.properties.enumerated() {
+            values[property] = statement.value(at: Int32(index))
+        }
+        statement.reset()
+        return values
     }
 
     /// Whether the transaction created, edited or deleted anything so far.
@@ -231,6 +250,7 @@ public final class Transaction: ReadContext {
             try deleteApplyingRules(name, id.rawValue, visited: &visited)
             return
         }
+        let kept = try preservedValues(name, id.rawValue)
         let statement = try connection.statement(entity.deleteByID)
         try statement.bind(.integer(id.rawValue), at: 1)
         do {
@@ -239,7 +259,7 @@ public final class Transaction: ReadContext {
             throw describeConstraint(error, entity: entity.description)
         }
         if connection.changes > 0 {
-            recordDelete(entity: name, id: id.rawValue)
+            recordDelete(entity: name, id: id.rawValue, preserving: kept)
         }
     }
 
@@ -264,6 +284,12 @@ public final class Transaction: ReadContext {
             for id in ids {
                 try deleteApplyingRules(entity.description.name, id.rawValue, visited: &visited)
             }
+            return ids.count
+        }
+        if preserved[entity.description.name] != nil {
+            // Row by row, so that each row's preserved values are read before it goes.
+            let ids = try connection.fetchIDs(from, store: store)
+            for id in ids { try delete(id) }
             return ids.count
         }
         let query = try store.builder.delete(from)

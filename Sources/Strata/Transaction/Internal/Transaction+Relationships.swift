@@ -213,9 +213,10 @@ extension Transaction {
             let sources = try integers(builder.deleteJoinRows(table: table, column: other, returning: own), [.integer(id)])
             for source in sources { recordMembershipChange(incoming.source, source, toMany: incoming.index) }
         }
+        let kept = try preservedValues(entity, id)
         try run(builder.deleteRow(table: entity), [.integer(id)])
         if connection.changes > 0 {
-            recordDelete(entity: entity, id: id)
+            recordDelete(entity: entity, id: id, preserving: kept)
         }
         for (target, targetID) in cascades {
             try deleteApplyingRules(target, targetID, visited: &visited)

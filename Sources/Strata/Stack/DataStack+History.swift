@@ -1,0 +1,100 @@
+public import Foundation
+
+extension DataStack {
+    /// Runs a transaction (see ``perform(_:)``) recorded in the persistent history with this author,
+    /// whatever ``TransactionAuthor/current`` says.
+    ///
+    /// ```swift
+    /// try await stack.perform(author: "importer") { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+    /// ```
+    @discardableResult
+    public func perform<T: Sendable>(author: String?, _ body: @Sendable (Transaction) throws -> T) async throws -> T {
+        try await TransactionAuthor.$current.withValue(author) {
+            try await writer.perform(body)
+        }
+    }
+
+    /// Whether the store keeps a persistent history: this stack turned it on
+    /// (``Configuration/history``), or another stack did for the same file.
+    public var recordsHistory: Bool { writer.recordsHistory }
+
+    /// The recorded transactions after `token` (from the oldest kept when `nil`), in commit order.
+    ///
+    /// ```swift
+    /// let changes = try await stack.history(after: savedToken, excludingAuthors: ["sync"])
+    /// ```
+    /// - Parameters:
+    ///   - token: The last transaction already processed; `nil` for the whole history still kept.
+    ///   - authors: Only transactions by these authors; `nil` for any author.
+    ///   - excludingAuthors: No transactions by these authors (a transaction without author is kept).
+    ///   - entities: Only transactions that changed one of these entities, and only their changes to
+    ///     them; `nil` for every entity.
+    ///   - limit: At most this many transactions (the oldest first); `nil` for all.
+    /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history;
+    ///   ``StrataError/Code/historyExpired`` when history after `token` was purged (the changes since it
+    ///   can no longer be read in full).
+    public func history(
+        after token: HistoryToken? = nil, authors: Set<String>? = nil, excludingAuthors: Set<String> = [],
+        entities: [any Entity.Type]? = nil, limit: Int? = nil
+    ) async throws -> [HistoryTransaction] {
+        try checkHistory()
+        let filter = HistoryStore.Filter(
+            after: token?.rawValue, authors: authors, excludingAuthors: excludingAuthors,
+            entities: entities.map { Set($0.map { $0.entityDescription.name }) }, limit: limit)
+        return try await readers.read { try HistoryStore.read(filter, on: $0) }
+    }
+
+    /// The token of the last recorded transaction, or `nil` when none was recorded yet. A consumer that
+    /// starts from the current state stores it and follows the history after it.
+    ///
+    /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history.
+    public func currentHistoryToken() async throws -> HistoryToken? {
+        try checkHistory()
+        return try await readers.read { try HistoryStore.currentToken($0) }.map(HistoryToken.init(rawValue:))
+    }
+
+    /// Deletes the history recorded before `token` (the transaction of `token` is kept), and returns how
+    /// many transactions were deleted. Tokens are never reused; reading after a purged token throws
+    /// ``StrataError/Code/historyExpired``.
+    @discardableResult
+    public func purgeHistory(before token: HistoryToken) async throws -> Int {
+        try checkHistory()
+        return try await writer.perform { tx in try HistoryStore.purge(before: token.rawValue, on: tx.connection) }
+    }
+
+    /// Deletes the history recorded before `date`, and returns how many transactions were deleted.
+    @discardableResult
+    public func purgeHistory(before date: Date) async throws -> Int {
+        try checkHistory()
+        return try await writer.perform { tx in
+            guard let token = try HistoryStore.firstToken(notBefore: date, on: tx.connection) else { return 0 }
+            return try HistoryStore.purge(before: token, on: tx.connection)
+        }
+    }
+
+    /// Every recorded transaction after `token`, this stack's and other processes', as they commit: an
+    /// endless `AsyncSequence` that ends when the stack closes or the task is cancelled.
+    ///
+    /// ```swift
+    /// for try await transaction in stack.historyUpdates(after: savedToken) {
+    ///     try await sync(transaction.changes)
+    ///     savedToken = transaction.token          // store it: a restart resumes after it
+    /// }
+    /// ```
+    /// It first delivers what is already recorded after `token`, then each new transaction once it has
+    /// committed, in token order. Resumed from a stored token after a restart, it delivers every
+    /// transaction after it exactly once. It throws ``StrataError/Code/historyExpired`` when history
+    /// after `token` was purged, and ``StrataError/Code/historyUnavailable`` when the store keeps none.
+    public func historyUpdates(after token: HistoryToken? = nil) -> HistoryUpdates {
+        HistoryUpdates(stack: self, after: token)
+    }
+
+    func checkHistory() throws(StrataError) {
+        guard writer.recordsHistory else {
+            throw StrataError(
+                .historyUnavailable,
+                "The store at \(path) keeps no persistent history. Turn it on with DataStack.Configuration.history "
+                    + "(every stack that writes the store should).")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// The recorded transactions of a store, delivered as they commit: see
+/// ``DataStack/historyUpdates(after:)``.
+///
+/// Each iterator reads the history itself, a page at a time, after the last token it delivered, and
+/// waits between pages for a commit of this stack or of another connection (it counts as an active
+/// observer: other processes' commits are watched while it waits). Since it reads by token, nothing is
+/// lost and nothing delivered twice, however commits and wake-ups interleave.
+public struct HistoryUpdates: AsyncSequence, Sendable {
+    public typealias Element = HistoryTransaction
+
+    let stack: DataStack
+    let after: HistoryToken?
+
+    /// Starts delivering the transactions after the sequence's token.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(stack: stack, last: after)
+    }
+
+    /// Delivers the transactions in token order.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let stack: DataStack
+        private let wakeUps: WakeUps
+        private var signals: AsyncStream<Void>.Iterator
+        private var pending: [HistoryTransaction] = []
+        private var nextIndex = 0
+        private var last: HistoryToken?
+        private var isFinished = false
+
+        init(stack: DataStack, last: HistoryToken?) {
+            self.stack = stack
+            self.last = last
+            // Listen before the first read: a commit after it wakes the iterator up.
+            wakeUps = WakeUps(stack: stack)
+            signals = wakeUps.signals.makeAsyncIterator()
+        }
+
+        /// The next transaction: at once when one is recorded after the last delivered, otherwise once
+        /// one commits. `nil` once the stack is closed.
+        public mutating func next() async throws -> HistoryTransaction? {
+            while !isFinished {
+                try Task.checkCancellation()
+                if nextIndex < pending.count {
+                    let transaction = pending[nextIndex]
+                    nextIndex += 1
+                    last = transaction.token
+                    return transaction
+                }
+                let page = try await stack.history(after: last, limit: Self.pageSize)
+                if !page.isEmpty {
+                    pending = page
+                    nextIndex = 0
+                    continue
+                }
+                if await signals.next() == nil {
+                    try Task.checkCancellation()
+                    isFinished = true
+                }
+            }
+            return nil
+        }
+
+        /// The most transactions read at once.
+        static var pageSize: Int { 256 }
+    }
+
+    /// Wakes an iterator up after each commit (several commits before it looks give one wake-up), and
+    /// ends its signals when the stack closes.
+    final class WakeUps: Sendable {
+        let signals: AsyncStream<Void>
+        private let center: ObservationCenter
+        private let observer: UInt64
+        private let closeWatch: Task<Void, Never>
+
+        init(stack: DataStack) {
+            let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            self.signals = signals
+            center = stack.observation
+            // Registered as an observer, so that other connections' commits are watched for too.
+            observer = center.register(
+                ObservationCenter.Observer(isRelevant: { _ in true }, notify: { _ in continuation.yield() }))
+            let commits = stack.changeSets()
+            closeWatch = Task {
+                for await _ in commits { continuation.yield() }
+                continuation.finish()
+            }
+        }
+
+        deinit {
+            center.unregister(observer)
+            closeWatch.cancel()
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A stack that records its history, on a file or in memory.
+func makeHistoryStack(
+    _ kind: StoreKind = .inMemory, options: HistoryOptions = HistoryOptions(), schema: Schema = testSchema,
+    path: String? = nil
+) async throws -> (DataStack, TemporaryDirectory?) {
+    var configuration = DataStack.Configuration()
+    configuration.history = options
+    if let path {
+        return (try await DataStack(schema, storage: SQLiteStore(path: path), configuration: configuration), nil)
+    }
+    return try await makeStack(kind, schema: schema, configuration: configuration)
+}
+
+@Suite("Persistent history", .timeLimit(.minutes(1)))
+struct HistoryTests {
+    @Test("every commit is recorded with its token, date, author, context and changes", arguments: StoreKind.allCases)
+    func recordsCommits(kind: StoreKind) async throws {
+        let (stack, directory) = try await makeHistoryStack(kind, options: HistoryOptions(contextName: "app"))
+        defer { withExtendedLifetime(directory) {} }
+        let before = Date()
+        let ada = try await stack.perform(author: "importer") { tx in
+            try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 36 }
+        }
+        try await stack.perform(author: "editor") { tx in _ = try tx.edit(ada) { $0.age = 37 } }
+        try await stack.perform { tx in try tx.delete(ada) }
+        let history = try await stack.history()
+        try #require(history.count == 3)
+        #expect(history.map(\.token.rawValue) == [1, 2, 3])
+        #expect(history.map(\.author) == ["importer", "editor", nil])
+        #expect(history.allSatisfy { $0.contextName == "app" })
+        #expect(history.allSatisfy { $0.date >= before.addingTimeInterval(-1) && $0.date <= Date().addingTimeInterval(1) })
+        #expect(history[0].changes.insertedIDs(Person.self) == [ada.id])
+        #expect(history[1].changes.updatedIDs(Person.self) == [ada.id])
+        #expect(history[1].changes.changedFields(of: ada.id) == ["age"])
+        #expect(history[2].changes.deletedIDs(Person.self) == [ada.id])
+        #expect(history[2].changes.preservedValues(of: ada.id) == nil)
+        #expect(try await stack.currentHistoryToken() == HistoryToken(rawValue: 3))
+    }
+
+    @Test("the author comes from the task-local value when perform does not name one, and child tasks inherit it")
+    func authorFromTaskLocal() async throws {
+        let (stack, _) = try await makeHistoryStack()
+        try await TransactionAuthor.$current.withValue("request-42") {
+            try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "A" } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "B" } } }
+                try await group.waitForAll()
+            }
+            // The parameter wins over the task-local value.
+            try await stack.perform(author: "override") { tx in _ = try tx.create(Into<Person>()) { $0.name = "C" } }
+            // An unsafe transaction's commit is recorded with the committing task's author.
+            try await stack.withUnsafeTransaction { unsafe in
+                try await unsafe.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "D" } }
+                try await unsafe.commit()
+            }
+        }
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "E" } }
+        let authors = try await stack.history().map(\.author)
+        #expect(authors == ["request-42", "request-42", "override", "request-42", nil])
+    }
+
+    @Test("a bulk insert is one change row per run of IDs; a rolled-back or empty transaction records nothing")
+    func bulkAndRollback() async throws {
+        let (stack, directory) = try await makeHistoryStack(.file)
+        defer { withExtendedLifetime(directory) {} }
+        let ids = try await stack.perform { tx in
+            try (0..<1_000).map { index in try tx.create(Into<Person>()) { $0.name = "P\(index)" }.id }
+        }
+        await #expect(throws: CancellationError.self) {
+            try await stack.perform { tx in
+                _ = try tx.create(Into<Person>()) { $0.name = "lost" }
+                throw CancellationError()
+            }
+        }
+        try await stack.perform { _ in }
+        let history = try await stack.history()
+        try #require(history.count == 1)
+        #expect(history[0].changes.insertedIDs(Person.self) == Set(ids))
+        let rows = try storeValue(stack.path, "SELECT count(*) FROM strata_history_change")
+        #expect(rows == "1")
+    }
+
+    @Test("deletions keep the preserved fields' last values, on every delete path")
+    func preservedValues() async throws {
+        let options = HistoryOptions(preservingOnDeletion: [.field(\Person.name), .field(\Person.email), .field(\Owner.name)])
+        let (stack, _) = try await makeHistoryStack(
+            options: options, schema: Schema("V1", Person.self, Owner.self, Critter.self, Shelf.self, Volume.self, Reader.self))
+        let (ada, bob, cyd, owner, critter) = try await stack.perform { tx in
+            let ada = try tx.create(Into<Person>()) { $0.name = "Ada"; $0.email = "ada@example.com" }
+            let bob = try tx.create(Into<Person>()) { $0.name = "Bob"; $0.age = 99 }
+            let cyd = try tx.create(Into<Person>()) { $0.name = "Cyd"; $0.age = 99 }
+            let owner = try tx.create(Into<Owner>()) { $0.name = "Olga" }
+            let critter = try tx.create(Into<Critter>()) { $0.name = "Rex"; $0.owner = owner.id }
+            return (ada, bob, cyd, owner, critter)
+        }
+        try await stack.perform { tx in try tx.delete(ada) }
+        try await stack.perform { tx in _ = try tx.deleteAll(From<Person>().where(\.age == 99)) }
+        try await stack.perform { tx in try tx.delete(owner) }     // cascades to the critter
+        let history = try await stack.history()
+        try #require(history.count == 4)
+        #expect(history[1].changes.preservedValues(of: ada.id) == ["name": .text("Ada"), "email": .text("ada@example.com")])
+        #expect(history[2].changes.deletedIDs(Person.self) == [bob.id, cyd.id])
+        #expect(history[2].changes.preservedValues(of: bob.id) == ["name": .text("Bob"), "email": .null])
+        #expect(history[2].changes.preservedValues(of: cyd.id)?["name"] == .text("Cyd"))
+        #expect(history[3].changes.preservedValues(of: owner.id) == ["name": .text("Olga")])
+        #expect(history[3].changes.deletedIDs(Critter.self) == [critter.id])
+        #expect(history[3].changes.preservedValues(of: critter.id) == nil)
+        // The change set the commit published carries them too.
+        let changes = try await stack.perform { tx in
+            let person = try tx.create(Into<Person>()) { $0.name = "Dee" }
+            try tx.delete(person)
+            return tx.hasChanges
+        }
+        #expect(!changes, "an object created and deleted in one transaction leaves no trace")
+    }
+
+    @Test("a preserved field that is not a stored field is refused when the stack opens")
+    func invalidPreservedField() async throws {
+        await expectStrataError(.invalidArgument) {
+            try await makeHistoryStack(
+                options: HistoryOptions(preservingOnDeletion: [.field(\Owner.critters)]),
+                schema: Schema("V1", Owner.self, Critter.self, Shelf.self, Volume.self, Reader.self))
+        }
+        await expectStrataError(.invalidArgument) {
+            try await makeHistoryStack(options: HistoryOptions(preservingOnDeletion: [.field(\Owner.name)]))
+        }
+    }
+
+    @Test("filters: after a token, by author, excluding authors, by entity, with a limit")
+    func filters() async throws {
+        let (stack, _) = try await makeHistoryStack()
+        try await stack.perform(author: "a") { tx in _ = try tx.create(Into<Person>()) { $0.name = "1" } }
+        try await stack.perform(author: "b") { tx in _ = try tx.create(Into<Counter>()) { $0.key = "k" } }
+        try await stack.perform(author: "a") { tx in
+            _ = try tx.create(Into<Person>()) { $0.name = "2" }
+            _ = try tx.create(Into<Counter>()) { $0.key = "l" }
+        }
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "3" } }
+        #expect(try await stack.history(after: HistoryToken(rawValue: 2)).map(\.token.rawValue) == [3, 4])
+        #expect(try await stack.history(authors: ["a"]).map(\.token.rawValue) == [1, 3])
+        #expect(try await stack.history(excludingAuthors: ["a"]).map(\.token.rawValue) == [2, 4])
+        let counters = try await stack.history(entities: [Counter.self])
+        #expect(counters.map(\.token.rawValue) == [2, 3])
+        #expect(counters[1].changes.changedEntityNames == ["Counter"], "only the filtered entities' changes")
+        #expect(try await stack.history(limit: 2).map(\.token.rawValue) == [1, 2])
+        #expect(try await stack.history(after: HistoryToken(rawValue: 4)).isEmpty)
+    }
+
+    @Test("purging before a token or a date removes older history; reading after a purged token throws; tokens are never reused")
+    func purge() async throws {
+        let (stack, directory) = try await makeHistoryStack(.file)
+        defer { withExtendedLifetime(directory) {} }
+        for index in 0..<5 {
+            try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "\(index)" } }
+        }
+        #expect(try await stack.purgeHistory(before: HistoryToken(rawValue: 3)) == 2)
+        #expect(try await stack.history().map(\.token.rawValue) == [3, 4, 5])
+        #expect(try await stack.history(after: HistoryToken(rawValue: 2)).map(\.token.rawValue) == [3, 4, 5])
+        await expectStrataError(.historyExpired) { try await stack.history(after: HistoryToken(rawValue: 1)) }
+        #expect(try await stack.purgeHistory(before: Date().addingTimeInterval(60)) == 3)
+        #expect(try await stack.history().isEmpty)
+        #expect(try await stack.currentHistoryToken() == HistoryToken(rawValue: 5))
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "after" } }
+        #expect(try await stack.history().map(\.token.rawValue) == [6])
+        #expect(try await stack.purgeHistory(before: Date(timeIntervalSince1970: 0)) == 0)
+        #expect(try storeValue(stack.path, "SELECT count(*) FROM strata_history_change") == "1")
+    }
+
+    @Test("tokens are Codable as bare numbers")
+    func tokenCoding() throws {
+        let token = HistoryToken(rawValue: 42)
+        let data = try JSONEncoder().encode(token)
+        #expect(String(decoding: data, as: UTF8.self) == "42")
+        #expect(try JSONDecoder().decode(HistoryToken.self, from: data) == token)
+        #expect(HistoryToken(rawValue: 1) < token)
+    }
+
+    @Test("a store without history throws historyUnavailable; a store with history is recorded by every stack")
+    func availability() async throws {
+        let (plain, _) = try await makeStack()
+        #expect(!plain.recordsHistory)
+        await expectStrataError(.historyUnavailable) { try await plain.history() }
+        await expectStrataError(.historyUnavailable) { try await plain.currentHistoryToken() }
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        let recording = try await makeHistoryStack(path: path).0
+        try await recording.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "first" } }
+        await recording.close()
+        let later = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        #expect(later.recordsHistory)
+        try await later.perform(author: "later") { tx in _ = try tx.create(Into<Person>()) { $0.name = "second" } }
+        #expect(try await later.history().map(\.author) == [nil, "later"])
+    }
+
+    @Test("a commit and its history are one SQLite transaction: a failing commit records neither")
+    func atomicWithData() async throws {
+        let (stack, directory) = try await makeHistoryStack(.file)
+        defer { withExtendedLifetime(directory) {} }
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "a"; $0.email = "x@example.com" } }
+        await expectStrataError(.uniqueConstraint) {
+            try await stack.perform { tx in
+                _ = try tx.create(Into<Person>()) { $0.name = "b" }
+                _ = try tx.create(Into<Person>()) { $0.name = "c"; $0.email = "x@example.com" }
+            }
+        }
+        #expect(try await stack.history().count == 1)
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+    }
+
+    @Test("another stack's commits reach the writer as exact change sets read from the history, without its own")
+    func externalChangesFromHistory() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("two.sqlite")
+        let first = try await makeHistoryStack(path: path).0
+        let second = try await makeHistoryStack(path: path).0
+        #expect(try await first.writer.externalChanges() == nil)
+        let own = try await first.perform { tx in try tx.create(Into<Person>()) { $0.name = "own" }.id }
+        let other = try await second.perform { tx in try tx.create(Into<Person>()) { $0.name = "other" }.id }
+        let edited = try await second.perform { tx in try tx.edit(other) { $0.age = 5 }.id }
+        let changes = try #require(try await first.writer.externalChanges())
+        #expect(!changes.isExternal)
+        #expect(changes.insertedIDs(Person.self).map(\.rawValue) == [other.rawValue])
+        #expect(!changes.insertedIDs(Person.self).map(\.rawValue).contains(own.rawValue))
+        #expect(edited == other)
+        #expect(try await first.writer.externalChanges() == nil)
+        // The first stack's own commit after another's, and then the other's: only the other's.
+        try await first.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "own 2" } }
+        try await second.perform { tx in try tx.delete(other) }
+        let later = try #require(try await first.writer.externalChanges())
+        #expect(later.deletedIDs(Person.self).map(\.rawValue) == [other.rawValue])
+        #expect(later.insertedIDs(Person.self).isEmpty)
+    }
+}
