@@ -40,6 +40,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "import" {
     exit(0)
 }
 
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "history", let count = Int(CommandLine.arguments[3]) {
+    try await historyProbe(path: CommandLine.arguments[2], count: count, author: CommandLine.arguments[4])
+    exit(0)
+}
+
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "migration" {
     try await migrationProbe(CommandLine.arguments[2], path: CommandLine.arguments[3])
     exit(0)
