@@ -396,3 +396,42 @@ struct ReadmeMigrationTests {
         await cache.close()
     }
 }
+
+/// The README's history example (the stream's loop stops after the token it is given, for the test).
+func readmeHistory(path: String, stopAfter: Int64) async throws -> (DataStack, HistoryToken?, [String]) {
+    var savedToken: HistoryToken? = nil
+    var printed: [String] = []
+    var configuration = DataStack.Configuration()
+    configuration.history = HistoryOptions(contextName: "app", preservingOnDeletion: [.field(\Person.name)])
+    let stack = try await DataStack(Schema("V1", Person.self), storage: SQLiteStore(path: path), configuration: configuration)
+
+    try await stack.perform(author: "importer") { tx in _ = try tx.create(Into<Person>()) { $0.name = "Ada" } }
+    try await TransactionAuthor.$current.withValue("request-42") {     // a server sets it once per request
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Bob" } }
+    }
+
+    for transaction in try await stack.history(after: savedToken, excludingAuthors: ["sync"]) {
+        print(transaction.token, transaction.author ?? "-", transaction.changes.insertedIDs(Person.self))
+        printed.append(transaction.author ?? "-")
+    }
+    for try await transaction in stack.historyUpdates(after: savedToken) {   // this process's and others'
+        savedToken = transaction.token                                         // Codable: store it
+        if transaction.token.rawValue == stopAfter { break }
+    }
+    try await stack.purgeHistory(before: Date().addingTimeInterval(-7 * 86_400))
+    return (stack, savedToken, printed)
+}
+
+@Suite("README history example")
+struct ReadmeHistoryTests {
+    @Test("commits are recorded with their authors; the stream follows them; a purge of old history keeps them")
+    func history() async throws {
+        let directory = try readmeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (stack, token, printed) = try await readmeHistory(path: directory.appendingPathComponent("h.sqlite").path, stopAfter: 2)
+        #expect(printed == ["importer", "request-42"])
+        #expect(token == HistoryToken(rawValue: 2))
+        #expect(try await stack.history().count == 2)
+        await stack.close()
+    }
+}
