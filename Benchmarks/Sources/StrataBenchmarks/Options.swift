@@ -72,7 +72,7 @@ struct Options: Sendable {
                 guard let value = iterator.next() else { throw RawError(description: "--contenders needs a list") }
                 let names = [
                     "raw": Contender.raw, "grdb-row": .grdbRow, "grdb-sync": .grdbSync, "grdb-codable": .grdbCodable,
-                    "strata": .strata,
+                    "strata": .strata, "strata-history": .strataHistory,
                 ]
                 let selected = try value.split(separator: ",").map { name in
                     guard let contender = names[String(name)] else {

@@ -45,6 +45,7 @@ func runBenchmarks(_ options: Options) async throws {
         GRDBBench<GRDBCodableItem, GRDBCodableOrder>(
             contender: .grdbCodable, environment: environment, workloads: recordWorkloads),
         StrataBench(environment: environment),
+        StrataBench(environment: environment, history: true),
     ]
     // Only those that run one of the chosen workloads are set up.
     let contestants = everyContestant.filter { contestant in

@@ -6,26 +6,37 @@ import Strata
 /// `queryAttributes` for reads, `countPublisher` and `listPublisher` for observation.
 final class StrataBench: Contestant, @unchecked Sendable {
     // @unchecked: the runner uses a contestant from one task at a time.
-    let contender = Contender.strata
+    let contender: Contender
     let environment: Environment
+    /// Whether the stacks record a persistent history (the `strataHistory` contender: a and b only).
+    private let history: Bool
     private var stack: DataStack?
     private var ordersStack: DataStack?
     private var orderIDOffset = 0
 
     static let schema = Schema("V1", Item.self)
 
-    init(environment: Environment) {
+    init(environment: Environment, history: Bool = false) {
         self.environment = environment
+        self.history = history
+        contender = history ? .strataHistory : .strata
     }
 
-    func runs(_ workload: Workload) -> Bool { true }
+    /// The prefix of the files of a and b, distinct per contender.
+    private var filePrefix: String { history ? "strata-history" : "strata" }
+
+    func runs(_ workload: Workload) -> Bool { history ? [.a, .b].contains(workload) : true }
 
     private func makeStack(_ path: String) async throws -> DataStack {
         environment.remove(path)
-        return try await DataStack(Self.schema, storage: SQLiteStore(path: path))
+        var configuration = DataStack.Configuration()
+        if history { configuration.history = HistoryOptions(contextName: "benchmarks") }
+        return try await DataStack(Self.schema, storage: SQLiteStore(path: path), configuration: configuration)
     }
 
     func setUp() async throws {
+        // a and b make stores of their own: the history contender needs no main store.
+        guard !history else { return }
         let stack = try await makeStack(environment.path("strata-main.sqlite"))
         let items = environment.dataset.items
         try await stack.perform { tx in
@@ -85,7 +96,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         if let part = workload.importPart { return try await importContacts(workload, part, round: round) }
         switch workload {
         case .a: return try await insertMany(round: round)
-        case .b: return try await insertEach(name: "strata-b-\(round).sqlite").sample
+        case .b: return try await insertEach(name: "\(filePrefix)-b-\(round).sqlite").sample
         case .c: return try await fetchAll(stack)
         case .d: return try await lookups(stack)
         case .d2: return try await lookupsInOneRead(stack)
@@ -128,7 +139,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
     // MARK: a, b
 
     private func insertMany(round: Int) async throws -> Sample {
-        let path = environment.path("strata-a-\(round).sqlite")
+        let path = environment.path("\(filePrefix)-a-\(round).sqlite")
         let stack = try await makeStack(path)
         let items = environment.dataset.items
         let start = nanoseconds()

@@ -114,4 +114,6 @@ enum Contender: String, CaseIterable, Sendable {
     case grdbSync = "GRDB sync"
     case grdbCodable = "GRDB Codable"
     case strata = "Strata"
+    /// Strata with its persistent history on (a and b only): what recording every commit costs.
+    case strataHistory = "Strata, history on"
 }
