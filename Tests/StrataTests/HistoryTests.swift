@@ -80,8 +80,10 @@ struct HistoryTests {
         let history = try await stack.history()
         try #require(history.count == 1)
         #expect(history[0].changes.insertedIDs(Person.self) == Set(ids))
-        let rows = try storeValue(stack.path, "SELECT count(*) FROM strata_history_change")
-        #expect(rows == "1")
+        // One row, whose changes are one run of IDs.
+        #expect(try storeValue(stack.path, "SELECT count(*) FROM strata_history") == "1")
+        let first = try #require(ids.first?.rawValue)
+        #expect(try storeValue(stack.path, "SELECT changes FROM strata_history") == "e6:Person i\(first)-\(first + 999)")
     }
 
     @Test("deletions keep the preserved fields' last values, on every delete path")
@@ -167,7 +169,8 @@ struct HistoryTests {
         try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "after" } }
         #expect(try await stack.history().map(\.token.rawValue) == [6])
         #expect(try await stack.purgeHistory(before: Date(timeIntervalSince1970: 0)) == 0)
-        #expect(try storeValue(stack.path, "SELECT count(*) FROM strata_history_change") == "1")
+        #expect(try storeValue(stack.path, "SELECT count(*) FROM strata_history") == "1")
+        #expect(try storeValue(stack.path, "SELECT count(*) FROM strata_history_value") == "0")
     }
 
     @Test("tokens are Codable as bare numbers")
@@ -233,5 +236,47 @@ struct HistoryTests {
         let later = try #require(try await first.writer.externalChanges())
         #expect(later.deletedIDs(Person.self).map(\.rawValue) == [other.rawValue])
         #expect(later.insertedIDs(Person.self).isEmpty)
+    }
+}
+
+@Suite("History codec")
+struct HistoryCodecTests {
+    @Test("random change sets survive encoding, with any entity name, and a filter keeps only its entities")
+    func roundTrip() {
+        var generator = SeededGenerator(state: 14)
+        let names = ["Person", "a b", "e5:x", "Ünïcode", "semi;colon", "x"]
+        for _ in 0..<300 {
+            // As a transaction makes them: new objects get fresh IDs (created objects may be deleted
+            // again), stored objects (IDs 1–60) are edited or deleted, and a deleted one is not edited.
+            var changes = ChangeSet()
+            var nextID: Int64 = 100
+            var deleted: Set<String> = []
+            for _ in 0..<Int.random(in: 1...40, using: &generator) {
+                let entity = names.randomElement(using: &generator)!
+                let id = Int64.random(in: 1...60, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0:
+                    nextID += Int64.random(in: 1...2, using: &generator)
+                    changes.recordInsert(entity: entity, id: nextID)
+                case 1:
+                    changes.recordDelete(entity: entity, id: nextID)
+                case 2:
+                    guard !deleted.contains("\(entity)#\(id)") else { continue }
+                    changes.recordUpdate(entity: entity, id: id, fields: Set(["age", "name", "x1"].shuffled(using: &generator).prefix(2)))
+                default:
+                    deleted.insert("\(entity)#\(id)")
+                    changes.recordDelete(entity: entity, id: id)
+                }
+            }
+            let (text, entities) = HistoryCodec.encode(changes)
+            let decoded = HistoryCodec.decode(text)
+            #expect(decoded.entities.filter { !$0.value.isEmpty } == changes.entities.filter { !$0.value.isEmpty }, "\(text)")
+            for name in changes.changedEntityNames {
+                #expect(entities.contains(HistoryCodec.needle(name)))
+            }
+            let only = HistoryCodec.decode(text, only: ["a b"])
+            #expect(only.changedEntityNames.isSubset(of: ["a b"]))
+            #expect(only.entities["a b"] == changes.entities["a b"].flatMap { $0.isEmpty ? nil : $0 })
+        }
     }
 }

@@ -90,13 +90,17 @@ final class StrataBench: Contestant, @unchecked Sendable {
     }
 
     func run(_ workload: Workload, round: Int) async throws -> Sample {
+        switch workload {
+        case .a: return try await insertMany(round: round)
+        case .b: return try await insertEach(name: "\(filePrefix)-b-\(round).sqlite").sample
+        default: break
+        }
         guard let stack else { throw RawError(description: "not set up") }
         if let load = environment.serverLoads[workload] { return try await serve(load, stack) }
         if let part = workload.migration { return try await migrate(workload, part, round: round) }
         if let part = workload.importPart { return try await importContacts(workload, part, round: round) }
         switch workload {
-        case .a: return try await insertMany(round: round)
-        case .b: return try await insertEach(name: "\(filePrefix)-b-\(round).sqlite").sample
+        case .a, .b: throw RawError(description: "unreachable")
         case .c: return try await fetchAll(stack)
         case .d: return try await lookups(stack)
         case .d2: return try await lookupsInOneRead(stack)

@@ -45,7 +45,13 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
                     last = transaction.token
                     return transaction
                 }
-                let page = try await stack.history(after: last, limit: Self.pageSize)
+                let page: [HistoryTransaction]
+                do {
+                    page = try await stack.history(after: last, limit: Self.pageSize)
+                } catch let error as StrataError where error.code == .stackClosed {
+                    isFinished = true
+                    break
+                }
                 if !page.isEmpty {
                     pending = page
                     nextIndex = 0

@@ -2,30 +2,21 @@ import Foundation
 
 /// The persistent history's tables, and the SQL that records, reads and purges them.
 ///
-/// One row per recorded commit in `strata_history` (its token is an `AUTOINCREMENT` key, so tokens
-/// grow across processes and are never reused after a purge); its changes in `strata_history_change`,
-/// one row per run of inserted or deleted IDs and per edited object with its changed fields; the
-/// values preserved on deletion in `strata_history_value`. The changes and values are keyed by token
-/// (`WITHOUT ROWID`), so recording appends to one b-tree each and reading or purging a range of tokens
-/// is a range scan.
+/// One row per recorded commit in `strata_history`, with its changes as text (``HistoryCodec``), so a
+/// commit adds one row to one table (the cost a small transaction pays is one more page written). Its
+/// token is one more than the largest recorded or purged, so tokens grow across processes and a purge
+/// never lets one be used again. Values preserved on deletion go to `strata_history_value`, keyed by
+/// token (`WITHOUT ROWID`), only when some field is preserved.
 enum HistoryStore {
     static let transactions = "strata_history"
-    static let changes = "strata_history_change"
     static let values = "strata_history_value"
     /// The metadata key of the highest token a purge may have removed.
     static let purgedKey = "history_purged_through"
 
-    enum Kind: Int64 {
-        case insert = 1, update = 2, delete = 3
-    }
-
     static let create = """
         CREATE TABLE IF NOT EXISTS \(transactions) (
-            token INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, author TEXT, context TEXT);
-        CREATE TABLE IF NOT EXISTS \(changes) (
-            token INTEGER NOT NULL, seq INTEGER NOT NULL, entity TEXT NOT NULL, kind INTEGER NOT NULL,
-            first_id INTEGER NOT NULL, last_id INTEGER NOT NULL, fields TEXT,
-            PRIMARY KEY (token, seq)) WITHOUT ROWID;
+            token INTEGER PRIMARY KEY, timestamp REAL NOT NULL, author TEXT, context TEXT,
+            entities TEXT NOT NULL, changes TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS \(values) (
             token INTEGER NOT NULL, seq INTEGER NOT NULL, entity TEXT NOT NULL, id INTEGER NOT NULL,
             field TEXT NOT NULL, value, PRIMARY KEY (token, seq)) WITHOUT ROWID;
@@ -52,79 +43,47 @@ enum HistoryStore {
 
     // MARK: Recording
 
+    /// The largest token recorded or purged (0 before the first).
+    private static let lastToken = "max(coalesce((SELECT max(token) FROM \(transactions)), 0), "
+        + "coalesce((SELECT CAST(value AS INTEGER) FROM \(SchemaSQL.metadataTable) WHERE key = '\(purgedKey)'), 0))"
+
+    // Keyed statements: found by identity on every commit, not by hashing their text.
+    private static let insertTransaction = StatementKey(
+        "INSERT INTO \(transactions) (token, timestamp, author, context, entities, changes) "
+            + "VALUES (\(lastToken) + 1, ?, ?, ?, ?, ?)")
+    private static let insertValue = StatementKey(
+        "INSERT INTO \(values) (token, seq, entity, id, field, value) VALUES (?, ?, ?, ?, ?, ?)")
+
     /// Records a commit's changes inside its transaction and returns its token.
     static func record(
         _ changeSet: ChangeSet, author: String?, context: String?, date: Date, on connection: Connection
     ) throws(StrataError) -> Int64 {
-        let head = try connection.cachedStatement(
-            "INSERT INTO \(transactions) (timestamp, author, context) VALUES (?, ?, ?)")
+        let (text, entities) = HistoryCodec.encode(changeSet)
+        let head = try connection.statement(insertTransaction)
         try head.bind(.real(date.timeIntervalSince1970), at: 1)
         try head.bind(author.map(DatabaseValue.text) ?? .null, at: 2)
         try head.bind(context.map(DatabaseValue.text) ?? .null, at: 3)
+        try head.bind(.text(entities), at: 4)
+        try head.bind(.text(text), at: 5)
         while try head.step() {}
         let token = connection.lastInsertRowID
-        let change = try connection.cachedStatement(
-            "INSERT INTO \(changes) (token, seq, entity, kind, first_id, last_id, fields) VALUES (?, ?, ?, ?, ?, ?, ?)")
         var seq: Int64 = 0
-        func row(_ entity: String, _ kind: Kind, _ first: Int64, _ last: Int64, _ fields: String?) throws(StrataError) {
-            seq += 1
-            change.reset()
-            try change.bind(.integer(token), at: 1)
-            try change.bind(.integer(seq), at: 2)
-            try change.bind(.text(entity), at: 3)
-            try change.bind(.integer(kind.rawValue), at: 4)
-            try change.bind(.integer(first), at: 5)
-            try change.bind(.integer(last), at: 6)
-            try change.bind(fields.map(DatabaseValue.text) ?? .null, at: 7)
-            while try change.step() {}
-        }
-        var preserved: [(entity: String, id: Int64, values: [String: DatabaseValue])] = []
         for entity in changeSet.entities.keys.sorted() {
-            guard let entityChanges = changeSet.entities[entity], !entityChanges.isEmpty else { continue }
-            for run in entityChanges.insertedRanges.ranges {
-                try row(entity, .insert, run.lowerBound, run.upperBound - 1, nil)
-            }
-            for id in entityChanges.updated.keys.sorted() {
-                let fields = entityChanges.updated[id, default: []].sorted().joined(separator: ",")
-                try row(entity, .update, id, id, fields)
-            }
-            for run in runs(of: entityChanges.deleted) {
-                try row(entity, .delete, run.lowerBound, run.upperBound, nil)
-            }
-            for id in entityChanges.deletedValues.keys.sorted() {
-                preserved.append((entity, id, entityChanges.deletedValues[id, default: [:]]))
-            }
-        }
-        if !preserved.isEmpty {
-            let insert = try connection.cachedStatement(
-                "INSERT INTO \(values) (token, seq, entity, id, field, value) VALUES (?, ?, ?, ?, ?, ?)")
-            seq = 0
-            for object in preserved {
-                for field in object.values.keys.sorted() {
+            guard let deletedValues = changeSet.entities[entity]?.deletedValues, !deletedValues.isEmpty else { continue }
+            let insert = try connection.statement(insertValue)
+            for id in deletedValues.keys.sorted() {
+                let values = deletedValues[id, default: [:]]
+                for field in values.keys.sorted() {
                     seq += 1
                     insert.reset()
                     try insert.bind([
-                        .integer(token), .integer(seq), .text(object.entity), .integer(object.id), .text(field),
-                        object.values[field, default: .null],
+                        .integer(token), .integer(seq), .text(entity), .integer(id), .text(field), values[field, default: .null],
                     ])
                     while try insert.step() {}
                 }
             }
         }
         return token
-    }
-
-    /// Sorted IDs as runs of consecutive IDs.
-    private static func runs(of ids: Set<Int64>) -> [ClosedRange<Int64>] {
-        var result: [ClosedRange<Int64>] = []
-        for id in ids.sorted() {
-            if let last = result.last, last.upperBound + 1 == id {
-                result[result.count - 1] = last.lowerBound...id
-            } else {
-                result.append(id...id)
-            }
-        }
-        return result
     }
 
     // MARK: Reading
@@ -140,8 +99,10 @@ enum HistoryStore {
 
     /// The token of the last recorded transaction (even if purged since), or `nil` before the first.
     static func currentToken(_ connection: Connection) throws(StrataError) -> Int64? {
-        let statement = try connection.cachedStatement("SELECT seq FROM sqlite_sequence WHERE name = '\(transactions)'")
-        guard try statement.step(), case .integer(let token) = statement.value(at: 0) else { return nil }
+        let statement = try connection.cachedStatement("SELECT \(lastToken)")
+        // Reset at once: a statement left on a row would hold a read transaction open.
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let token) = statement.value(at: 0), token > 0 else { return nil }
         return token
     }
 
@@ -149,6 +110,7 @@ enum HistoryStore {
     static func purgedThrough(_ connection: Connection) throws(StrataError) -> Int64 {
         let statement = try connection.cachedStatement(
             "SELECT value FROM \(SchemaSQL.metadataTable) WHERE key = '\(purgedKey)'")
+        defer { statement.reset() }
         guard try statement.step(), case .text(let text) = statement.value(at: 0) else { return 0 }
         return Int64(text) ?? 0
     }
@@ -168,7 +130,7 @@ enum HistoryStore {
                         + "currentHistoryToken().")
             }
         }
-        var sql = "SELECT token, timestamp, author, context FROM \(transactions) WHERE token > ?"
+        var sql = "SELECT token, timestamp, author, context, changes FROM \(transactions) WHERE token > ?"
         var bindings: [DatabaseValue] = [.integer(filter.after ?? 0)]
         if let authors = filter.authors {
             sql += " AND author IN (\(placeholders(authors.count)))"
@@ -179,77 +141,66 @@ enum HistoryStore {
             bindings += filter.excludingAuthors.sorted().map(DatabaseValue.text)
         }
         if let entities = filter.entities {
-            sql += " AND EXISTS (SELECT 1 FROM \(changes) c WHERE c.token = \(transactions).token"
-                + " AND c.entity IN (\(placeholders(entities.count))))"
-            bindings += entities.sorted().map(DatabaseValue.text)
+            let tests = Array(repeating: "instr(entities, ?) > 0", count: max(1, entities.count))
+            sql += " AND (" + (entities.isEmpty ? "0" : tests.joined(separator: " OR ")) + ")"
+            bindings += entities.sorted().map { .text(HistoryCodec.needle($0)) }
         }
         sql += " ORDER BY token"
         if let limit = filter.limit {
             sql += " LIMIT ?"
             bindings.append(.integer(Int64(max(0, limit))))
         }
-        let heads = try connection.cachedStatement(sql)
-        try heads.bind(bindings)
-        var found: [(token: Int64, date: Date, author: String?, context: String?)] = []
-        while try heads.step() {
-            guard case .integer(let token) = heads.value(at: 0) else { continue }
+        let statement = try connection.cachedStatement(sql)
+        try statement.bind(bindings)
+        var found: [HistoryTransaction] = []
+        var anyPreserved = false
+        while try statement.step() {
+            guard case .integer(let token) = statement.value(at: 0) else { continue }
             let timestamp: Double
-            switch heads.value(at: 1) {
+            switch statement.value(at: 1) {
             case .real(let value): timestamp = value
             case .integer(let value): timestamp = Double(value)
             default: timestamp = 0
             }
-            found.append((token, Date(timeIntervalSince1970: timestamp), heads.value(at: 2).text, heads.value(at: 3).text))
+            let changes = HistoryCodec.decode(statement.value(at: 4).text ?? "", only: filter.entities)
+            anyPreserved = anyPreserved || changes.entities.values.contains { !$0.deleted.isEmpty }
+            found.append(
+                HistoryTransaction(
+                    token: HistoryToken(rawValue: token), date: Date(timeIntervalSince1970: timestamp),
+                    author: statement.value(at: 2).text, contextName: statement.value(at: 3).text, changes: changes))
         }
-        guard let first = found.first?.token, let last = found.last?.token else { return [] }
-        var changeSets = try readChanges(from: first, through: last, entities: filter.entities, on: connection)
-        try readValues(from: first, through: last, into: &changeSets, on: connection)
-        return found.map { head in
-            HistoryTransaction(
-                token: HistoryToken(rawValue: head.token), date: head.date, author: head.author,
-                contextName: head.context, changes: changeSets[head.token] ?? ChangeSet())
+        if anyPreserved, let first = found.first?.token.rawValue, let last = found.last?.token.rawValue {
+            try readValues(from: first, through: last, into: &found, on: connection)
         }
+        return found
     }
 
-    private static func readChanges(
-        from first: Int64, through last: Int64, entities: Set<String>?, on connection: Connection
-    ) throws(StrataError) -> [Int64: ChangeSet] {
-        let statement = try connection.cachedStatement(
-            "SELECT token, entity, kind, first_id, last_id, fields FROM \(changes) WHERE token BETWEEN ? AND ? ORDER BY token, seq")
-        try statement.bind([.integer(first), .integer(last)])
-        var result: [Int64: ChangeSet] = [:]
-        while try statement.step() {
-            guard case .integer(let token) = statement.value(at: 0), let entity = statement.value(at: 1).text,
-                case .integer(let kindValue) = statement.value(at: 2), let kind = Kind(rawValue: kindValue),
-                case .integer(let firstID) = statement.value(at: 3), case .integer(let lastID) = statement.value(at: 4),
-                firstID <= lastID
-            else { continue }
-            if let entities, !entities.contains(entity) { continue }
-            switch kind {
-            case .insert:
-                result[token, default: ChangeSet()].recordInserts(entity: entity, ids: firstID...lastID)
-            case .update:
-                let fields = Set((statement.value(at: 5).text ?? "").split(separator: ",").map(String.init))
-                result[token, default: ChangeSet()].recordUpdate(entity: entity, id: firstID, fields: fields)
-            case .delete:
-                for id in firstID...lastID { result[token, default: ChangeSet()].recordDelete(entity: entity, id: id) }
-            }
-        }
-        return result
-    }
-
+    /// Adds the preserved values of deleted objects to the transactions read.
     private static func readValues(
-        from first: Int64, through last: Int64, into changeSets: inout [Int64: ChangeSet], on connection: Connection
+        from first: Int64, through last: Int64, into transactions: inout [HistoryTransaction], on connection: Connection
     ) throws(StrataError) {
         let statement = try connection.cachedStatement(
             "SELECT token, entity, id, field, value FROM \(values) WHERE token BETWEEN ? AND ? ORDER BY token, seq")
         try statement.bind([.integer(first), .integer(last)])
+        var positions: [Int64: Int] = [:]
+        for (position, transaction) in transactions.enumerated() { positions[transaction.token.rawValue] = position }
+        var changeSets: [Int64: ChangeSet] = [:]
         while try statement.step() {
-            guard case .integer(let token) = statement.value(at: 0), let entity = statement.value(at: 1).text,
-                case .integer(let id) = statement.value(at: 2), let field = statement.value(at: 3).text,
-                changeSets[token]?.entities[entity]?.deleted.contains(id) == true
+            guard case .integer(let token) = statement.value(at: 0), let position = positions[token],
+                let entity = statement.value(at: 1).text, case .integer(let id) = statement.value(at: 2),
+                let field = statement.value(at: 3).text
             else { continue }
-            changeSets[token]?.entities[entity]?.deletedValues[id, default: [:]][field] = statement.value(at: 4)
+            var changes = changeSets[token] ?? transactions[position].changes
+            guard changes.entities[entity]?.deleted.contains(id) == true else { continue }
+            changes.entities[entity]?.deletedValues[id, default: [:]][field] = statement.value(at: 4)
+            changeSets[token] = changes
+        }
+        for (token, changes) in changeSets {
+            guard let position = positions[token] else { continue }
+            let transaction = transactions[position]
+            transactions[position] = HistoryTransaction(
+                token: transaction.token, date: transaction.date, author: transaction.author,
+                contextName: transaction.contextName, changes: changes)
         }
     }
 
@@ -261,11 +212,13 @@ enum HistoryStore {
 
     /// Deletes the transactions before `token` and returns how many were deleted.
     static func purge(before token: Int64, on connection: Connection) throws(StrataError) -> Int {
+        // The marker never passes the last token, so a purge "before" a token not yet given out leaves
+        // the next tokens as they would have been.
+        let last = try currentToken(connection) ?? 0
         try connection.execute("DELETE FROM \(values) WHERE token < ?", [.integer(token)])
-        try connection.execute("DELETE FROM \(changes) WHERE token < ?", [.integer(token)])
         try connection.execute("DELETE FROM \(transactions) WHERE token < ?", [.integer(token)])
         let deleted = connection.changes
-        let purged = max(try purgedThrough(connection), token - 1)
+        let purged = max(try purgedThrough(connection), min(token - 1, last))
         try connection.execute(
             "INSERT OR REPLACE INTO \(SchemaSQL.metadataTable) (key, value) VALUES ('\(purgedKey)', ?)", [.text(String(purged))])
         return deleted
@@ -276,6 +229,7 @@ enum HistoryStore {
     static func firstToken(notBefore date: Date, on connection: Connection) throws(StrataError) -> Int64? {
         let statement = try connection.cachedStatement("SELECT max(token) FROM \(transactions) WHERE timestamp < ?")
         try statement.bind([.real(date.timeIntervalSince1970)])
+        defer { statement.reset() }
         guard try statement.step(), case .integer(let token) = statement.value(at: 0) else { return nil }
         return token + 1
     }
