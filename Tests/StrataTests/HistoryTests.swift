@@ -280,3 +280,27 @@ struct HistoryCodecTests {
         }
     }
 }
+
+@Suite("History and migrations", .timeLimit(.minutes(1)))
+struct HistoryMigrationTests {
+    @Test("a migration keeps the history; commits after it continue the tokens under the new names")
+    func migrationKeepsHistory() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("migrated.sqlite")
+        var configuration = DataStack.Configuration()
+        configuration.history = HistoryOptions()
+        let old = try await DataStack(migrationV1, storage: SQLiteStore(path: path), configuration: configuration)
+        try await old.perform(author: "v1") { tx in _ = try tx.create(Into<MV1.Author>()) { $0.fullName = "Ada"; $0.email = "a@x" } }
+        await old.close()
+        let stack = try await DataStack(
+            SchemaHistory(migrationV1, migrationV2, steps: [stepV1V2]), storage: SQLiteStore(path: path),
+            configuration: configuration)
+        try await stack.perform(author: "v2") { tx in _ = try tx.create(Into<MV2.Writer>()) { $0.name = "Bob" } }
+        let history = try await stack.history()
+        #expect(history.map(\.author) == ["v1", "v2"])
+        #expect(history[0].changes.changedEntityNames == ["Author"], "the name the commit was made under")
+        #expect(history[1].changes.changedEntityNames == ["Writer"])
+        #expect(history.map(\.token.rawValue) == [1, 2])
+        await stack.close()
+    }
+}
