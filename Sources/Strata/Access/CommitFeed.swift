@@ -39,7 +39,8 @@ final class CommitFeed: Sendable {
         }
     }
 
-    /// The number of change sets handed to the dispatcher so far (for tests).
+    /// The number of change sets handed to the dispatcher so far: every commit that changed something,
+    /// while someone listens (for tests, and for the external-change monitor).
     var mailedCount: Int { mailed.load(ordering: .relaxed) }
 
     /// Stops the dispatcher once it has delivered what was published; subscribers' streams then end.

@@ -9,8 +9,12 @@ import Logging
 ///   writes a commit's WAL frames (which the watch sees) before it updates the shared-memory index
 ///   that makes the commit visible (which it does not see), with an `fsync` in between under
 ///   `synchronous = FULL`; so the first check may come too early. A later event starts the series
-///   again. Events are coalesced: a burst of them (this stack's own commits write the same files) costs
-///   at most about one check per millisecond, and an event during a check causes another check.
+///   again, and an event during a check causes another check.
+/// - The stack's own commits write the same files. An event that follows one of them (the commit
+///   feed counts them, `localCommits`) is most likely theirs: its check waits ``ownCommitDelay``,
+///   folding in the events meanwhile, with fewer re-checks after it. A burst of the stack's commits
+///   so costs the writer a `PRAGMA data_version` every few milliseconds, not one per commit, while a
+///   commit of another process among them is still noticed within milliseconds.
 /// - A poll runs besides, as a fallback for anything the watch might miss: every `pollInterval`
 ///   without a watch (in-memory stores, platforms without one, or when it cannot be set up), every
 ///   ``watchedPollFactor`` × `pollInterval` with one.
@@ -20,10 +24,11 @@ import Logging
 final class ExternalChangeMonitor: Sendable {
     /// The re-checks after a watch event, each after the previous check.
     static let recheckDelays: [Duration] = [.milliseconds(1), .milliseconds(4), .milliseconds(16), .milliseconds(64), .milliseconds(256)]
+    /// How long the check of an event that follows the stack's own commits waits, and its re-checks.
+    static let ownCommitDelay: Duration = .milliseconds(4)
+    static let ownCommitRechecks: [Duration] = [.milliseconds(16), .milliseconds(64)]
     /// The poll's interval with a working watch, as a multiple of `pollInterval`.
     static let watchedPollFactor = 8
-    /// The shortest time between two checks that events cause.
-    static let minimumGap: Duration = .milliseconds(1)
 
     private struct State {
         var task: Task<Void, Never>?
@@ -39,9 +44,10 @@ final class ExternalChangeMonitor: Sendable {
 
     /// Starts monitoring. `watchedPath` is the database to watch (`nil`: poll only); `pollInterval` the
     /// poll's (`nil`: none). With neither there is nothing to do, and it returns `nil`.
+    /// `localCommits` counts the stack's own commits so far.
     init?(
         writer: Writer, watchedPath: String?, pollInterval: Duration?, logger: Logger,
-        report: @escaping @Sendable () -> Void
+        localCommits: @escaping @Sendable () -> Int, report: @escaping @Sendable () -> Void
     ) {
         guard watchedPath != nil || pollInterval != nil else { return nil }
         let signal = WakeSignal()
@@ -67,7 +73,10 @@ final class ExternalChangeMonitor: Sendable {
             // The first check reports commits made while nobody watched (since the previous check);
             // the re-checks that follow it cover a commit under way while the watch was set up.
             signal.signal()
-            await Self.run(writer: writer, signal: signal, fallback: fallback, logger: logger, checks: checks, report: report) {
+            await Self.run(
+                writer: writer, signal: signal, fallback: fallback, logger: logger, checks: checks,
+                localCommits: localCommits, report: report
+            ) {
                 let waiters = state.withLock { state in
                     state.isSettled = true
                     defer { state.settledWaiters = [] }
@@ -124,21 +133,26 @@ final class ExternalChangeMonitor: Sendable {
     /// The checks: after each signal and on its re-check series, and on the fallback poll.
     private static func run(
         writer: Writer, signal: WakeSignal, fallback: Duration?, logger: Logger, checks: Locked<Int>,
-        report: @escaping @Sendable () -> Void, seriesEnded: @Sendable () -> Void
+        localCommits: @Sendable () -> Int, report: @escaping @Sendable () -> Void, seriesEnded: @Sendable () -> Void
     ) async {
         defer { seriesEnded() }
         var delays = ArraySlice<Duration>()
+        var localBefore = localCommits()
         while !Task.isCancelled {
-            let event: Bool
-            if let delay = delays.first, delay <= minimumGap {
-                // Not woken by events: a burst of them waits for this re-check.
-                guard (try? await Task.sleep(for: delay)) != nil else { return }
-                event = signal.take()
+            let event = await signal.wait(timeout: delays.first ?? fallback)
+            if Task.isCancelled { return }
+            if !event {
+                delays = delays.dropFirst()
+            } else if localCommits() != localBefore {
+                // Most likely the stack's own commit: check in a while, folding in the events meanwhile.
+                guard (try? await Task.sleep(for: ownCommitDelay)) != nil else { return }
+                _ = signal.take()
+                delays = ownCommitRechecks[...]
             } else {
-                event = await signal.wait(timeout: delays.first ?? fallback)
-                if Task.isCancelled { return }
+                delays = recheckDelays[...]
             }
-            delays = event ? recheckDelays[...] : delays.dropFirst()
+            // Counted before the check: a commit of the stack during the check explains a later event.
+            localBefore = localCommits()
             checks.withLock { $0 += 1 }
             do {
                 try await check(writer, report: report)

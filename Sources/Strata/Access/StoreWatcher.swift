@@ -14,7 +14,8 @@ import Synchronization
 /// - On Linux: inotify on the store's folder, filtered by the names of the database and its `-wal`
 ///   file (SQLite deletes the WAL when the last connection closes and makes it anew with the next, so
 ///   a watch on the file itself would go stale). The events are read by a thread of its own, blocked
-///   in `poll(2)` between them (never a thread of Swift's pool); ``stop()`` wakes it through a pipe.
+///   in `poll(2)` between them (never a thread of Swift's pool), at most one batch a millisecond;
+///   ``stop()`` wakes it through a pipe.
 /// - On Apple platforms: dispatch sources on the folder, the database and the WAL, on a serial queue
 ///   of their own; an event of the folder (the WAL was made or deleted) watches the WAL anew.
 /// - Elsewhere there is no watch: ``start(path:logger:onEvent:)`` returns `nil` and callers poll.
@@ -212,7 +213,13 @@ private final class InotifyWatch: FileWatch {
                     }
                 }
             }
-            if relevant { onEvent() }
+            if relevant {
+                onEvent()
+                // Events that come meanwhile wait in the kernel, which merges repeated ones: a burst of
+                // writes (a commit writes several times; this stack's own commits write the same
+                // files) wakes the thread at most once a millisecond.
+                usleep(1_000)
+            }
             if readFailed {
                 // Without events only the poll is left; keep the thread for the wake-up alone.
                 logger.notice("the store watcher lost its watch; polling for other processes' commits instead")
