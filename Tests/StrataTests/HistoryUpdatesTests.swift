@@ -66,7 +66,6 @@ struct HistoryUpdatesTests {
         case .success(let count): #expect(count == 1)
         case .failure(let error): #expect(error is CancellationError)
         }
-        #expect(stack.observation.observerCount == 0, "the stream stopped watching for commits")
     }
 
     @Test("another process's commits arrive in the stream with this stack's, in token order, each once")
@@ -131,6 +130,32 @@ struct HistoryUpdatesTests {
         #expect(delivered == Array(1...27))
         #expect(try await stack.history(after: HistoryToken(rawValue: 27)).isEmpty)
         await stack.close()
+    }
+}
+
+@Suite("History and other connections' change sets", .timeLimit(.minutes(1)))
+struct HistoryExternalChangeTests {
+    @Test("with history on, another stack's commit reaches changes() as its exact change set, not an unknown one")
+    func exactExternalChangeSets() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("exact.sqlite")
+        var configuration = DataStack.Configuration()
+        configuration.history = HistoryOptions()
+        configuration.externalChangePollInterval = .seconds(3600)     // the watch, not the poll, delivers
+        let first = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        let second = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        var changes = first.changes().makeAsyncIterator()
+        let counter = try await second.perform { tx in try tx.create(Into<Counter>()) { $0.key = "k" }.id }
+        var received = ChangeSet()
+        while received.insertedIDs(Counter.self).isEmpty {
+            let next = try #require(await changes.next())
+            #expect(!next.isExternal, "an exact change set")
+            received = next
+        }
+        #expect(received.insertedIDs(Counter.self) == [counter])
+        #expect(received.changedEntityNames == ["Counter"])
+        await first.close()
+        await second.close()
     }
 }
 

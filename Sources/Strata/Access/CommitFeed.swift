@@ -39,7 +39,8 @@ final class CommitFeed: Sendable {
         }
     }
 
-    /// The number of change sets handed to the dispatcher so far (for tests).
+    /// The number of change sets handed to the dispatcher so far: every commit that changed something,
+    /// while someone listens (for tests, and for the external-change monitor).
     var mailedCount: Int { mailed.load(ordering: .relaxed) }
 
     /// Stops the dispatcher once it has delivered what was published; subscribers' streams then end.
@@ -47,9 +48,10 @@ final class CommitFeed: Sendable {
         mailbox.finish()
     }
 
-    /// A stream of every change set committed from now on. It ends when the consumer stops iterating.
-    func subscribe() -> AsyncStream<ChangeSet> {
-        fanOut.subscribe()
+    /// A stream of every change set committed from now on. It ends when the consumer stops iterating
+    /// (or drops the stream), or when the feed finishes; `onTermination` runs then, once.
+    func subscribe(onTermination: @escaping @Sendable () -> Void = {}) -> AsyncStream<ChangeSet> {
+        fanOut.subscribe(onTermination: onTermination)
     }
 
     /// Calls `listener` with every change set committed from now on, on the dispatcher's task, in
@@ -79,21 +81,23 @@ private final class FanOut: Sendable {
 
     private let state = Locked(State())
 
-    func subscribe() -> AsyncStream<ChangeSet> {
+    func subscribe(onTermination: @escaping @Sendable () -> Void) -> AsyncStream<ChangeSet> {
         let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
-        let id: UInt64? = state.withLock { state in
-            guard !state.isFinished else { return nil }
+        let id = state.withLock { state in
             defer { state.nextID += 1 }
-            state.subscribers[state.nextID] = (state.published, continuation)
             return state.nextID
         }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
+        // Set before the subscriber is added, so that it runs however the stream ends.
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            onTermination()
         }
+        let added = state.withLock { state in
+            guard !state.isFinished else { return false }
+            state.subscribers[id] = (state.published, continuation)
+            return true
+        }
+        if !added { continuation.finish() }
         return stream
     }
 

@@ -27,9 +27,15 @@ extension DataStack {
         /// logs none. Default: 500 ms. Frequent long waits mean long transactions, or too few readers
         /// (``maximumReaderCount``) for the load.
         public var longWaitThreshold: Duration? = .milliseconds(500)
-        /// How often active publishers check for commits made outside this stack (another process, or
-        /// another `DataStack` on the same file), through SQLite's `PRAGMA data_version`; `nil` turns the
-        /// check off. Default: every 250 ms, and only while some publisher is being iterated.
+        /// How often the stack polls for commits made outside it (another process, or another
+        /// `DataStack` on the same file), through SQLite's `PRAGMA data_version`, while some publisher is
+        /// being iterated or some ``DataStack/changes()`` stream lives; `nil` turns noticing such
+        /// commits off. Default: every 250 ms.
+        ///
+        /// A file store is also watched (inotify on Linux, dispatch sources on Apple platforms), which
+        /// notices such a commit within milliseconds; the poll then only backs the watch up, 8 times
+        /// less often (every 2 s by default). An ``InMemoryStore``, which no other connection opens, is
+        /// only polled.
         public var externalChangePollInterval: Duration? = .milliseconds(250)
         /// The most observation fetches (publishers re-reading after a commit) that run at once; others wait,
         /// and commits that arrive meanwhile are coalesced. Default: one less than the number of cores the

@@ -138,6 +138,7 @@ public final class DataStack: Sendable {
             longWait: configuration.longWaitThreshold, history: configuration.history)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
+            watchedPath: location.isTemporary ? nil : location.path,
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,
             logger: configuration.logger)
         var readerOptions = options
@@ -149,6 +150,8 @@ public final class DataStack: Sendable {
         self.cursors = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
             label: "strata.cursor", waitLog: waitLog)
+        // The baseline of `PRAGMA data_version`: what other connections commit from now on is noticed.
+        if configuration.externalChangePollInterval != nil { _ = try? await writer.externalChangeCheck() }
     }
 
     // MARK: Writing
@@ -337,6 +340,7 @@ public final class DataStack: Sendable {
     /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
     /// must be free at a known point (before moving or deleting it, or at server shutdown).
     public func close() async {
+        await observation.close()
         await writer.close()
         await writer.executor.stopped()
         await readers.close()

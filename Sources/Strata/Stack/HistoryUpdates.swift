@@ -73,27 +73,22 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
     /// ends its signals when the stack closes.
     final class WakeUps: Sendable {
         let signals: AsyncStream<Void>
-        private let center: ObservationCenter
-        private let observer: UInt64
-        private let closeWatch: Task<Void, Never>
+        private let relay: Task<Void, Never>
 
         init(stack: DataStack) {
             let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             self.signals = signals
-            center = stack.observation
-            // Registered as an observer, so that other connections' commits are watched for too.
-            observer = center.register(
-                ObservationCenter.Observer(isRelevant: { _ in true }, notify: { _ in continuation.yield() }))
-            let commits = stack.changeSets()
-            closeWatch = Task {
+            // The stack's change stream: its own commits and other connections' (it keeps the watch for
+            // them running while it lives), ending when the stack closes.
+            let commits = stack.observation.changeStream()
+            relay = Task {
                 for await _ in commits { continuation.yield() }
                 continuation.finish()
             }
         }
 
         deinit {
-            center.unregister(observer)
-            closeWatch.cancel()
+            relay.cancel()
         }
     }
 }

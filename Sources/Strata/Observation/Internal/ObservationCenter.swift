@@ -6,9 +6,12 @@ import Synchronization
 ///
 /// It listens to the feed only while some observation is active. Each commit reaches it on the feed's
 /// dispatcher task, never on the writer's thread: the relevance checks are quick, and a relevant
-/// observation only starts its fetch task there. While observations are active it also polls the writer connection's `PRAGMA data_version`, which changes exactly when
-/// another connection (another process, or another stack on the same file) commits; such a commit
-/// reaches every observation as an external change set.
+/// observation only starts its fetch task there.
+///
+/// While some observation is active or some ``DataStack/changes()`` stream is alive, an
+/// ``ExternalChangeMonitor`` watches the store's files (and polls as a fallback) for commits of other
+/// connections (another process, or another stack on the same file); each one it notices reaches
+/// ``externalChangeDetected()``.
 final class ObservationCenter: Sendable {
     struct Observer: Sendable {
         let isRelevant: @Sendable (ChangeSet) -> Bool
@@ -19,25 +22,33 @@ final class ObservationCenter: Sendable {
         var observers: [UInt64: Observer] = [:]
         var nextID: UInt64 = 0
         var listener: UInt64?
-        var poller: Task<Void, Never>?
+        /// The live ``DataStack/changes()`` streams.
+        var streamCount = 0
+        var monitor: ExternalChangeMonitor?
+        var isClosed = false
+
+        var needsMonitor: Bool { !isClosed && (!observers.isEmpty || streamCount > 0) }
     }
 
     private let feed: CommitFeed
     private let writer: Writer
     private let pollInterval: Duration?
+    /// The database file to watch, or `nil` for a store no other connection knows (in-memory).
+    private let watchedPath: String?
     private let state = Locked(State())
     private let permits: LeasePool<Void>
 
     private let logger: Logger
 
     init(
-        feed: CommitFeed, writer: Writer, pollInterval: Duration?, maximumConcurrentFetches: Int,
-        logger: Logger = Logger(label: "strata")
+        feed: CommitFeed, writer: Writer, pollInterval: Duration?, watchedPath: String? = nil,
+        maximumConcurrentFetches: Int, logger: Logger = Logger(label: "strata")
     ) {
         self.logger = logger
         self.feed = feed
         self.writer = writer
         self.pollInterval = pollInterval
+        self.watchedPath = watchedPath
         self.permits = LeasePool(idle: Array(repeating: (), count: max(1, maximumConcurrentFetches)))
     }
 
@@ -59,7 +70,7 @@ final class ObservationCenter: Sendable {
         permits.release(())
     }
 
-    /// Adds an observer; the first one starts listening to the feed (and the external-change poller).
+    /// Adds an observer; the first one starts listening to the feed (and the external-change monitor).
     func register(_ observer: Observer) -> UInt64 {
         state.withLock { state in
             let id = state.nextID
@@ -67,43 +78,78 @@ final class ObservationCenter: Sendable {
             state.observers[id] = observer
             if state.listener == nil {
                 state.listener = feed.addListener { [weak self] changes in self?.dispatch(changes) }
-                if let pollInterval {
-                    let writer = self.writer
-                    let logger = self.logger
-                    state.poller = Task { [weak self] in
-                        _ = try? await writer.externalChangeCheck()
-                        while !Task.isCancelled {
-                            do {
-                                try await Task.sleep(for: pollInterval)
-                                if try await writer.externalChangeCheck() {
-                                    logger.trace("external change detected")
-                                    self?.dispatch(.external)
-                                }
-                            } catch {
-                                return
-                            }
-                        }
-                    }
-                }
             }
+            startMonitorIfNeeded(&state)
             return id
         }
     }
 
-    /// Removes an observer; the last one stops listening to the feed and stops the poller.
+    /// Removes an observer; the last one stops listening to the feed, and the monitor when no stream
+    /// needs it either.
     func unregister(_ id: UInt64) {
-        let (listener, poller): (UInt64?, Task<Void, Never>?) = state.withLock { state in
+        let (listener, monitor): (UInt64?, ExternalChangeMonitor?) = state.withLock { state in
             state.observers[id] = nil
             guard state.observers.isEmpty else { return (nil, nil) }
-            defer {
-                state.listener = nil
-                state.poller = nil
-            }
-            return (state.listener, state.poller)
+            defer { state.listener = nil }
+            return (state.listener, takeMonitorIfUnneeded(&state))
         }
         if let listener { feed.removeListener(listener) }
-        poller?.cancel()
+        monitor?.stop()
     }
+
+    /// A stream of every change set committed from now on: this stack's, and an external one for each
+    /// commit of another connection noticed. The monitor runs while the stream lives.
+    func changeStream() -> AsyncStream<ChangeSet> {
+        state.withLock { state in
+            state.streamCount += 1
+            startMonitorIfNeeded(&state)
+        }
+        return feed.subscribe { [weak self] in self?.streamEnded() }
+    }
+
+    private func streamEnded() {
+        let monitor = state.withLock { state in
+            state.streamCount -= 1
+            return takeMonitorIfUnneeded(&state)
+        }
+        monitor?.stop()
+    }
+
+    /// Stops watching for good (the stack is closing) and waits until the watcher's thread has ended.
+    func close() async {
+        let monitor = state.withLock { state in
+            state.isClosed = true
+            defer { state.monitor = nil }
+            return state.monitor
+        }
+        await monitor?.stopped()
+    }
+
+    /// Another connection committed: tells every observation and stream, through the commit feed.
+    ///
+    /// Called on the writer's thread, between two of the stack's transactions, right after the check
+    /// that noticed the commit: the change set lands in the feed in order with the stack's own.
+    func externalChangeDetected(_ changes: ChangeSet = .external) {
+        logger.trace("external change detected")
+        feed.publish(changes)
+    }
+
+    private func startMonitorIfNeeded(_ state: inout State) {
+        // Without a poll interval, noticing other connections' commits is off (see the configuration).
+        guard state.monitor == nil, state.needsMonitor, pollInterval != nil else { return }
+        state.monitor = ExternalChangeMonitor(
+            writer: writer, watchedPath: watchedPath, pollInterval: pollInterval, logger: logger,
+            localCommits: { [feed] in feed.mailedCount }, report: { [weak self] changes in self?.externalChangeDetected(changes) })
+    }
+
+    private func takeMonitorIfUnneeded(_ state: inout State) -> ExternalChangeMonitor? {
+        guard !state.needsMonitor else { return nil }
+        defer { state.monitor = nil }
+        return state.monitor
+    }
+
+    /// The external-change monitor, while one runs (for tests).
+    var monitor: ExternalChangeMonitor? { state.withLock { $0.monitor } }
 
     /// The number of registered observers.
     var observerCount: Int { state.withLock { $0.observers.count } }

@@ -1,0 +1,182 @@
+import Logging
+
+/// Notices commits made outside a stack (another process, or another `DataStack` on the same file):
+/// a watch on the store's files (``StoreWatcher``) says when to look, and the writer connection's
+/// `PRAGMA data_version` (``Writer/externalChangeCheck()``) says whether another connection committed.
+///
+/// One task does the checks, one at a time; it sleeps between them, never spins.
+/// - A watch event starts a check at once, then re-checks after 1, 4, 16, 64 and 256 ms: SQLite
+///   writes a commit's WAL frames (which the watch sees) before it updates the shared-memory index
+///   that makes the commit visible (which it does not see), with an `fsync` in between under
+///   `synchronous = FULL`; so the first check may come too early. A later event starts the series
+///   again, and an event during a check causes another check.
+/// - The stack's own commits write the same files. An event that follows one of them (the commit
+///   feed counts them, `localCommits`) is most likely theirs: its check waits ``ownCommitDelay``,
+///   folding in the events meanwhile, with fewer re-checks after it. A burst of the stack's commits
+///   so costs the writer a `PRAGMA data_version` every few milliseconds, not one per commit, while a
+///   commit of another process among them is still noticed within milliseconds.
+/// - A poll runs besides, as a fallback for anything the watch might miss: every `pollInterval`
+///   without a watch (in-memory stores, platforms without one, or when it cannot be set up), every
+///   ``watchedPollFactor`` × `pollInterval` with one.
+///
+/// `report` runs on the writer's thread, right after the check that saw the change: between two of
+/// the stack's transactions, so whatever it hands to the commit feed lands in order with them.
+final class ExternalChangeMonitor: Sendable {
+    /// The re-checks after a watch event, each after the previous check.
+    static let recheckDelays: [Duration] = [.milliseconds(1), .milliseconds(4), .milliseconds(16), .milliseconds(64), .milliseconds(256)]
+    /// How long the check of an event that follows the stack's own commits waits, and its re-checks.
+    static let ownCommitDelay: Duration = .milliseconds(4)
+    static let ownCommitRechecks: [Duration] = [.milliseconds(16), .milliseconds(64)]
+    /// The poll's interval with a working watch, as a multiple of `pollInterval`.
+    static let watchedPollFactor = 8
+
+    private struct State {
+        var task: Task<Void, Never>?
+        var watcher: StoreWatcher?
+        var isStopped = false
+        /// Whether the first series of checks (at the start) has ended; who waits for it.
+        var isSettled = false
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+    private let checks = Locked(0)
+
+    /// Starts monitoring. `watchedPath` is the database to watch (`nil`: poll only); `pollInterval` the
+    /// poll's (`nil`: none). With neither there is nothing to do, and it returns `nil`.
+    /// `localCommits` counts the stack's own commits so far.
+    init?(
+        writer: Writer, watchedPath: String?, pollInterval: Duration?, logger: Logger,
+        localCommits: @escaping @Sendable () -> Int, report: @escaping @Sendable (ChangeSet) -> Void
+    ) {
+        guard watchedPath != nil || pollInterval != nil else { return nil }
+        let signal = WakeSignal()
+        let checks = self.checks
+        let task = Task { [state] in
+            // The watch is set up here rather than in `init`, which may run under a lock: it starts a
+            // thread. A `stop()` meanwhile cancels this task, and the watcher is stopped below.
+            var watcher: StoreWatcher?
+            if let watchedPath {
+                watcher = StoreWatcher.start(path: watchedPath, logger: logger) { signal.signal() }
+                let kept = state.withLock { state in
+                    guard !state.isStopped else { return false }
+                    state.watcher = watcher
+                    return true
+                }
+                if !kept {
+                    watcher?.stop()
+                    await watcher?.stopped()
+                    return
+                }
+            }
+            let fallback = watcher == nil ? pollInterval : pollInterval.map { $0 * Self.watchedPollFactor }
+            // The first check reports commits made while nobody watched (since the previous check);
+            // the re-checks that follow it cover a commit under way while the watch was set up.
+            signal.signal()
+            await Self.run(
+                writer: writer, signal: signal, fallback: fallback, logger: logger, checks: checks,
+                localCommits: localCommits, report: report
+            ) {
+                let waiters = state.withLock { state in
+                    state.isSettled = true
+                    defer { state.settledWaiters = [] }
+                    return state.settledWaiters
+                }
+                for waiter in waiters { waiter.resume() }
+            }
+        }
+        state.withLock { $0.task = task }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops the checks and the watch (idempotent, returns at once).
+    func stop() {
+        let (task, watcher, waiters) = state.withLock { state in
+            state.isStopped = true
+            state.isSettled = true
+            defer { state.settledWaiters = [] }
+            return (state.task, state.watcher, state.settledWaiters)
+        }
+        task?.cancel()
+        watcher?.stop()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Stops, and waits until the checks have ended and the watch's thread has.
+    func stopped() async {
+        stop()
+        await state.withLock { $0.task }?.value
+        await watcher?.stopped()
+    }
+
+    /// Waits until the checks of the start are over: from then on, with a long poll, only the watch
+    /// leads to a check (for tests). Returns at once if the monitor is stopped meanwhile.
+    func settled() async {
+        await withCheckedContinuation { continuation in
+            let settled = state.withLock { state in
+                if !state.isSettled { state.settledWaiters.append(continuation) }
+                return state.isSettled
+            }
+            if settled { continuation.resume() }
+        }
+    }
+
+    /// The watch, once it is set up (for tests).
+    var watcher: StoreWatcher? { state.withLock { $0.watcher } }
+
+    /// The checks made so far (for tests).
+    var checkCount: Int { checks.withLock { $0 } }
+
+    /// The checks: after each signal and on its re-check series, and on the fallback poll.
+    private static func run(
+        writer: Writer, signal: WakeSignal, fallback: Duration?, logger: Logger, checks: Locked<Int>,
+        localCommits: @Sendable () -> Int, report: @escaping @Sendable (ChangeSet) -> Void, seriesEnded: @Sendable () -> Void
+    ) async {
+        defer { seriesEnded() }
+        var delays = ArraySlice<Duration>()
+        var localBefore = localCommits()
+        while !Task.isCancelled {
+            let event = await signal.wait(timeout: delays.first ?? fallback)
+            if Task.isCancelled { return }
+            if !event {
+                delays = delays.dropFirst()
+            } else if localCommits() != localBefore {
+                // Most likely the stack's own commit: check in a while, folding in the events meanwhile.
+                guard (try? await Task.sleep(for: ownCommitDelay)) != nil else { return }
+                _ = signal.take()
+                delays = ownCommitRechecks[...]
+            } else {
+                delays = recheckDelays[...]
+            }
+            // Counted before the check: a commit of the stack during the check explains a later event.
+            localBefore = localCommits()
+            checks.withLock { $0 += 1 }
+            do {
+                try await check(writer, report: report)
+            } catch {
+                if error.code == .stackClosed { return }
+                logger.warning(
+                    "checking for other processes' commits failed", metadata: ["strata.error": "\(error.message)"])
+            }
+            if delays.isEmpty { seriesEnded() }
+        }
+    }
+
+    /// Checks on the writer's thread and reports there, in order with the stack's own commits.
+    /// With a persistent history, the change set reported is what the other connections' commits
+    /// recorded; otherwise an external one (anything may have changed).
+    private static func check(_ writer: isolated Writer, report: @Sendable (ChangeSet) -> Void) throws(StrataError) {
+        let changes: ChangeSet?
+        do {
+            changes = try writer.externalChanges()
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.sqlite, "checking for other processes' commits failed: \(error)")
+        }
+        if let changes { report(changes) }
+    }
+}

@@ -1,0 +1,55 @@
+/// Every change committed to a store, as an `AsyncSequence` of ``ChangeSet`` values: the counterpart
+/// of Core Data's `NSPersistentStoreRemoteChange` notification, for code that is not a publisher (a
+/// cache to invalidate, a search index to update, a server pushing "changed" events to its clients).
+///
+/// ```swift
+/// for await changes in stack.changes() {
+///     if changes.isExternal {
+///         cache.removeAll()       // another process committed: anything may have changed
+///     } else {
+///         cache.remove(changes.updatedIDs(Person.self))
+///     }
+/// }
+/// ```
+///
+/// It yields:
+/// - one change set per commit of the stack that changed something, in commit order;
+/// - one change set with ``ChangeSet/isExternal`` set each time the stack notices commits of another
+///   connection (another process, or another `DataStack` on the same file). It carries no details, and
+///   one may stand for several commits. A file store notices them within milliseconds (a file-system
+///   watch, backed by a poll; see ``DataStack/Configuration/externalChangePollInterval``, whose `nil`
+///   turns them off). When the store keeps a persistent history (``DataStack/Configuration/history``),
+///   the change set is instead the exact changes those commits recorded (``ChangeSet/isExternal`` is
+///   then `false`), merged into one when several are noticed at once.
+///
+/// An external change set comes in the order the stack noticed the outside commit: after every change
+/// set of the stack committed before that, before every one committed after. The first one after you
+/// call ``DataStack/changes()`` may stand for commits made shortly before.
+///
+/// The subscription starts when ``DataStack/changes()`` returns, so a commit that follows the call is
+/// never missed, and change sets wait in the sequence until you take them (so iterate it, or drop it).
+/// It ends when you stop iterating, when the sequence and its iterator are released, or when the stack
+/// is closed; while it lives, the stack watches for outside commits. Iterate it once, from one task;
+/// call ``DataStack/changes()`` again for another consumer.
+public struct StoreChanges: AsyncSequence, Sendable {
+    public typealias Element = ChangeSet
+    public typealias Failure = Never
+
+    private let stream: AsyncStream<ChangeSet>
+
+    init(_ stream: AsyncStream<ChangeSet>) {
+        self.stream = stream
+    }
+
+    public func makeAsyncIterator() -> AsyncStream<ChangeSet>.Iterator {
+        stream.makeAsyncIterator()
+    }
+}
+
+extension DataStack {
+    /// Every change committed to the store from now on, by this stack or (as external change sets) by
+    /// other processes and stacks; see ``StoreChanges``.
+    public func changes() -> StoreChanges {
+        StoreChanges(observation.changeStream())
+    }
+}
