@@ -24,6 +24,8 @@ actor Writer {
     private let files: StoreFiles
     private nonisolated let logger: Logger
     private nonisolated let waitLog: WaitLog
+    /// The read generations held, told of each commit (see ``GenerationRegistry/noteCommit()``).
+    private nonisolated let generations: GenerationRegistry?
 
     private var lastDataVersion: Int64?
     /// Assigns the IDs of created objects.
@@ -45,7 +47,7 @@ actor Writer {
     /// Opens the write connection on its own executor and prepares the schema there.
     static func open(
         files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger,
-        longWait: Duration? = nil
+        longWait: Duration? = nil, generations: GenerationRegistry? = nil
     ) async throws -> Writer {
         let schema = store.schema
         let connection = try await OffPool.run { () throws -> sending Connection in
@@ -57,12 +59,12 @@ actor Writer {
         logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(
             executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger,
-            waitLog: WaitLog(logger: logger, threshold: longWait))
+            waitLog: WaitLog(logger: logger, threshold: longWait), generations: generations)
     }
 
     private init(
         executor: ThreadExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
-        files: StoreFiles, logger: Logger, waitLog: WaitLog
+        files: StoreFiles, logger: Logger, waitLog: WaitLog, generations: GenerationRegistry?
     ) {
         self.executor = executor
         self.interruptHandle = connection.interruptHandle
@@ -73,6 +75,7 @@ actor Writer {
         self.files = files
         self.logger = logger
         self.waitLog = waitLog
+        self.generations = generations
     }
 
     isolated deinit {
@@ -201,6 +204,7 @@ actor Writer {
     private func commit(_ changes: ChangeSet) throws(StrataError) {
         try ids.saveMarks(connection)
         try connection.run(.commit)
+        generations?.noteCommit()
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
             feed.publish(changes)
