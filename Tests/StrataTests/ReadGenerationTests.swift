@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Logging
 import Testing
@@ -384,6 +385,41 @@ struct ReadGenerationTests {
         try await commit()
         #expect(warnings().count == 3)
         #expect(stack.generations.heldCount == 0)
+    }
+
+    @Test("a WAL file left large by earlier writes is not taken for growth while a generation is held")
+    func walFileLeftLarge() async throws {
+        let logs = CapturedLogs()
+        let (stack, directory) = try await stack(.file) {
+            $0.logger = logs.logger()
+            $0.readGenerationWALWarningSize = 64 * 1024
+        }
+        let path = try #require(directory?.path("test.sqlite"))
+        // Every commit checks the log (by default, at most one every 100 ms does).
+        stack.generations.checkInterval = .zero
+        func warnings() -> [CapturedLogs.Record] { logs.all.filter { $0.level == .warning } }
+        func commit(_ rows: Int) async throws {
+            let name = String(repeating: "n", count: 1_000)
+            try await stack.perform { tx in for _ in 0..<rows { try tx.create(Into<Person>()) { $0.name = name } } }
+        }
+        // A burst of writes leaves the WAL file past the warning size; a checkpoint by another connection
+        // then lets the next commit write the log from its start again (SQLite keeps the file's size).
+        try await commit(200)
+        var other: OpaquePointer?
+        #expect(sqlite3_open(path, &other) == SQLITE_OK)
+        #expect(sqlite3_exec(other, "PRAGMA wal_checkpoint(RESTART)", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(other)
+        let left = stack.files.walFileSize
+        #expect(left > 200_000)
+        let generation = try await stack.readGeneration()
+        try await commit(1)
+        #expect(stack.files.walFileSize == left)
+        #expect(warnings().isEmpty)
+        // Commits that grow the file past its earlier size while the generation is held are reported.
+        try await commit(400)
+        #expect(stack.files.walFileSize > left)
+        #expect(warnings().count == 1)
+        await generation.release()
     }
 
     @Test("no WAL warning without a threshold, or while the log stays below it")

@@ -10,12 +10,13 @@ import Synchronization
 /// held that is one atomic load; while one is, it reads the log file's size (one `stat`, on the
 /// writer's thread) at the first commit after a generation was pinned and then at most once per
 /// ``checkInterval``. A generation held but never used is noticed as well as a busy one, and nothing
-/// polls.
+/// polls. Commits made by other processes (or other stacks on the same file) are not seen.
 ///
-/// The size is the log file's: SQLite never shrinks the file (Strata sets no `journal_size_limit`), so a
-/// generation is reported once the file grows past both the warning size and the size it had when the
-/// generation was pinned, which means the log's content did grow that far while it was held. A log
-/// file left larger by an earlier burst of writes is not taken for growth.
+/// The size is the log file's: SQLite does not shrink the file while the store is open (Strata sets no
+/// `journal_size_limit` and runs no truncating checkpoint), so a generation is reported once the file
+/// grows past both the warning size and the size it had when the generation was pinned, which means
+/// the log's content did grow that far while it was held. A log file left larger by an earlier burst
+/// of writes is not taken for growth (nor is growth within it).
 final class GenerationRegistry: Sendable {
     private struct Held {
         var pinnedAt: ContinuousClock.Instant
@@ -28,10 +29,11 @@ final class GenerationRegistry: Sendable {
     private struct State {
         var held: [UInt64: Held] = [:]
         var lastCheck: ContinuousClock.Instant?
+        var checkInterval: Duration
         var isClosed = false
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// The number of generations held, read by the writer without taking the lock.
     private let heldAtomic = Atomic<Int>(0)
     private let nextToken = Atomic<UInt64>(1)
@@ -39,14 +41,20 @@ final class GenerationRegistry: Sendable {
     private let logger: Logger
     /// The log size past which a held generation is reported; `nil` reports none.
     let warningSize: Int?
-    /// The least time between two checks of the log file's size.
-    let checkInterval: Duration
 
-    init(files: StoreFiles, logger: Logger, warningSize: Int?, checkInterval: Duration = .milliseconds(100)) {
+    init(files: StoreFiles, logger: Logger, warningSize: Int?) {
         self.files = files
         self.logger = logger
         self.warningSize = warningSize
-        self.checkInterval = checkInterval
+        self.state = Locked(State(checkInterval: .milliseconds(100)))
+    }
+
+    /// The least time between two checks of the log file's size, but for the first commit after a
+    /// generation was pinned (always checked): 100 ms, so that a stream of small commits pays for a
+    /// `stat` (a microsecond or two) at most ten times a second. Tests set it to zero.
+    var checkInterval: Duration {
+        get { state.withLock { $0.checkInterval } }
+        set { state.withLock { $0.checkInterval = newValue } }
     }
 
     /// A token no other generation of the stack has had.
@@ -93,7 +101,7 @@ final class GenerationRegistry: Sendable {
         guard let warningSize, heldAtomic.load(ordering: .relaxed) > 0 else { return }
         let now = ContinuousClock.now
         let isDue = state.withLock { state in
-            if let last = state.lastCheck, last.duration(to: now) < checkInterval { return false }
+            if let last = state.lastCheck, last.duration(to: now) < state.checkInterval { return false }
             guard state.held.values.contains(where: { !$0.warned }) else { return false }
             state.lastCheck = now
             return true
