@@ -263,7 +263,10 @@ struct ReadGenerationTests {
         let first = Task { try await generation.fetchAll(From<CorePet>()) }
         await DecodeGate.reached(gate)
         let second = Task { try await generation.fetchCount(From<CorePet>()) }
-        while generation.turn.waiterCount == 0 { await Task.yield() }
+        while generation.turn.waiterCount == 0 {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
         second.cancel()
         await #expect(throws: CancellationError.self) { try await second.value }
         #expect(generation.turn.waiterCount == 0)
