@@ -1,5 +1,5 @@
-/// One read-only connection, on an executor of its own: a reader of the pool, or the cursor of a
-/// ``FetchBatches`` stream.
+/// One read-only connection, on an executor of its own: a reader of the pool, the cursor of a
+/// ``FetchBatches`` stream, or the connection of a ``ReadGeneration``.
 ///
 /// Its methods run inside the calling task, isolated to the connection's thread: task-locals,
 /// `Task.isCancelled` and priority are the caller's, and cancelling the task interrupts the statement
@@ -13,6 +13,8 @@ actor ReaderConnection {
     private let connection: Connection
     private let files: StoreFiles
     private var cursor: Statement?
+    /// The token of the read generation whose read transaction stays open on this connection, if any.
+    private var pin: UInt64?
 
     /// Opens a read-only connection on its own executor.
     static func open(files: StoreFiles, options: Connection.Options, label: String) async throws -> ReaderConnection {
@@ -39,6 +41,7 @@ actor ReaderConnection {
     /// the pool closes).
     func close() {
         cursor = nil
+        pin = nil
         connection.close()
         executor.stop()
     }
@@ -166,4 +169,115 @@ actor ReaderConnection {
         endTransaction()
         returnClean(to: pool)
     }
+
+    // MARK: Pinned read transactions
+
+    /// Why a read of a pinned transaction did not run, or did not count.
+    enum PinFailure: Error {
+        /// The connection no longer holds this token's transaction: it was released meanwhile.
+        case unpinned
+        /// The read transaction ended (SQLite rolls it back after some errors), so reads would see the
+        /// latest state, not the pinned one. `underlying` is the error the read threw, if any.
+        case transactionLost(underlying: (any Error)?)
+    }
+
+    /// Begins a read transaction that stays open across calls, for the holder of `token`, and takes its
+    /// snapshot at once: `BEGIN DEFERRED` alone reads nothing, and a WAL snapshot starts with the first
+    /// read, so it also reads the schema table. Returns the size of the write-ahead log file then.
+    ///
+    /// On failure the connection still belongs to `token`'s holder, which gives it back with
+    /// ``unpin(_:returningTo:)``.
+    func pin(_ token: UInt64) async throws -> Int {
+        try await interruptible { reader in
+            Result { () throws -> Int in
+                reader.endTransaction()
+                reader.pin = token
+                try reader.beginPinned()
+                return reader.files.walFileSize
+            }
+        }.get()
+    }
+
+    /// Ends the pinned read transaction and begins a new one on the latest committed state. Returns the
+    /// size of the write-ahead log file then.
+    ///
+    /// - Throws: ``PinFailure/unpinned`` when the token no longer holds the connection;
+    ///   ``PinFailure/transactionLost(underlying:)`` when the new transaction could not begin.
+    func repin(_ token: UInt64) async throws -> Int {
+        try await interruptible { reader in
+            Result { () throws -> Int in
+                try reader.checkPinned(token)
+                reader.endTransaction()
+                do {
+                    try reader.beginPinned()
+                } catch let error as CancellationError {
+                    throw error
+                } catch {
+                    throw PinFailure.transactionLost(underlying: error)
+                }
+                return reader.files.walFileSize
+            }
+        }.get()
+    }
+
+    /// Runs `body` in the pinned read transaction of `token`, inside the calling task, and leaves the
+    /// transaction open. Every statement is reset afterwards, whatever happened.
+    ///
+    /// The checks, the body and the reset run in one job of the actor: ``unpin(_:returningTo:)``, called
+    /// by another task, runs before or after them, never between (the awaits around the body are
+    /// suspension points where it could).
+    ///
+    /// - Throws: what `body` throws; ``PinFailure/unpinned`` when the token no longer holds the
+    ///   connection; ``PinFailure/transactionLost(underlying:)`` when the transaction was not open at
+    ///   the end (its result could mix states, so it is not returned).
+    func readPinned<T: Sendable>(_ token: UInt64, _ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await interruptible { reader in
+            Result { () throws -> T in
+                try reader.checkPinned(token)
+                guard reader.connection.isInTransaction else { throw PinFailure.transactionLost(underlying: nil) }
+                try Task.checkCancellation()
+                let result = Result { try body(reader.connection) }
+                reader.connection.resetActiveStatements()
+                guard reader.connection.isInTransaction else {
+                    if case .failure(let error) = result { throw PinFailure.transactionLost(underlying: error) }
+                    throw PinFailure.transactionLost(underlying: nil)
+                }
+                return try result.get()
+            }
+        }.get()
+    }
+
+    /// Throws unless the connection is open and holds `token`'s transaction.
+    private func checkPinned(_ token: UInt64) throws {
+        if connection.isClosed { throw Connection.closedError }
+        guard pin == token else { throw PinFailure.unpinned }
+    }
+
+    /// `BEGIN DEFERRED` and the read that takes the snapshot; on any error the transaction is ended.
+    private func beginPinned() throws {
+        do {
+            try Task.checkCancellation()
+            try connection.run(.beginDeferred)
+            try connection.run(.startSnapshot)
+        } catch {
+            endTransaction()
+            if Task.isCancelled { throw CancellationError() }
+            throw error
+        }
+    }
+
+    /// Ends the pinned read transaction of `token` and gives the connection back to `pool` (or discards
+    /// it); does nothing when the token no longer holds the connection.
+    func unpin(_ token: UInt64, returningTo pool: ReaderPool) {
+        guard pin == token else { return }
+        pin = nil
+        endTransaction()
+        returnClean(to: pool)
+    }
+}
+
+extension StatementKey {
+    /// Reads the schema table, which starts the read transaction's snapshot (see
+    /// ``ReaderConnection/pin(_:)``).
+    static let startSnapshot = StatementKey("SELECT count(*) FROM sqlite_schema")
 }

@@ -17,6 +17,13 @@ final class StoreFiles: Sendable {
         removeIfTemporary()
     }
 
+    /// The size of the write-ahead log file in bytes; 0 when there is none.
+    var walFileSize: Int {
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0 else { return 0 }
+        return Int(info.st_size)
+    }
+
     /// Removes the files of a temporary store (idempotent).
     func removeIfTemporary() {
         guard isTemporary else { return }

@@ -24,6 +24,8 @@ actor Writer {
     private let files: StoreFiles
     private nonisolated let logger: Logger
     private nonisolated let waitLog: WaitLog
+    /// The read generations held, told of each commit (see ``GenerationRegistry/noteCommit()``).
+    private nonisolated let generations: GenerationRegistry?
 
     private var lastDataVersion: Int64?
     /// Records every commit in the persistent history, when the store keeps one.
@@ -49,7 +51,7 @@ actor Writer {
     /// Opens the write connection on its own executor and prepares the schema there.
     static func open(
         files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger,
-        longWait: Duration? = nil, history: HistoryOptions? = nil
+        longWait: Duration? = nil, history: HistoryOptions? = nil, generations: GenerationRegistry? = nil
     ) async throws -> Writer {
         let schema = store.schema
         let (connection, recorder) = try await OffPool.run { () throws -> sending (Connection, HistoryRecorder?) in
@@ -75,12 +77,13 @@ actor Writer {
         logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(
             executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger,
-            waitLog: WaitLog(logger: logger, threshold: longWait), history: recorder)
+            waitLog: WaitLog(logger: logger, threshold: longWait), history: recorder, generations: generations)
     }
 
     private init(
         executor: ThreadExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
-        files: StoreFiles, logger: Logger, waitLog: WaitLog, history: sending HistoryRecorder?
+        files: StoreFiles, logger: Logger, waitLog: WaitLog, history: sending HistoryRecorder?,
+        generations: GenerationRegistry?
     ) {
         self.history = history
         self.recordsHistory = history != nil
@@ -93,6 +96,7 @@ actor Writer {
         self.files = files
         self.logger = logger
         self.waitLog = waitLog
+        self.generations = generations
     }
 
     isolated deinit {
@@ -236,6 +240,7 @@ actor Writer {
         let token = changes.isEmpty ? nil : try history?.record(changes, on: connection)
         try connection.run(.commit)
         if let token { history?.committed(token) }
+        generations?.noteCommit()
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
             feed.publish(changes)

@@ -9,6 +9,16 @@ extension DataStack {
         /// The most ``FetchBatches`` streams that read at once (default 4), each on a connection of its
         /// own outside the reader pool; another stream waits for one to end.
         public var maximumConcurrentBatchFetches: Int = 4
+        /// The most ``ReadGeneration``s held at once (default 4), each on a connection of its own outside
+        /// the reader pool; taking another waits (cancellably) until one is released.
+        public var maximumReadGenerations: Int = 4
+        /// A ``ReadGeneration`` held while the store's write-ahead log grows past this many bytes is
+        /// logged once, at warning level, with how long it has been held (`strata.held`) and the log's
+        /// size (`strata.walSize`): an open generation keeps SQLite from recycling the log, which then
+        /// grows with every commit. `nil` logs none. Default: 64 MiB, 16 times the log's usual size (SQLite
+        /// checkpoints it at about 4 MiB), so only a generation held across a great many writes is
+        /// reported.
+        public var readGenerationWALWarningSize: Int? = 64 * 1024 * 1024
         /// How long a statement waits for a lock held by another process before it throws
         /// ``StrataError/Code/busy`` (default 5 seconds).
         public var busyTimeout: Duration = .seconds(5)

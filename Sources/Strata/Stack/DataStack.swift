@@ -32,6 +32,9 @@ public final class DataStack: Sendable {
     let readers: ReaderPool
     /// The connections of ``fetchBatches(_:)`` streams, outside the reader pool.
     let cursors: ReaderPool
+    /// The connections of ``ReadGeneration``s, outside the reader pool, and the generations held.
+    let generationReaders: ReaderPool
+    let generations: GenerationRegistry
     let files: StoreFiles
     let feed: CommitFeed
     let store: StoreContext
@@ -98,6 +101,9 @@ public final class DataStack: Sendable {
         guard configuration.maximumConcurrentBatchFetches > 0 else {
             throw StrataError(.invalidArgument, "maximumConcurrentBatchFetches must be at least 1.")
         }
+        guard configuration.maximumReadGenerations > 0 else {
+            throw StrataError(.invalidArgument, "maximumReadGenerations must be at least 1.")
+        }
         guard configuration.busyTimeout >= .zero else {
             throw StrataError(
                 .invalidArgument,
@@ -133,9 +139,12 @@ public final class DataStack: Sendable {
         self.store = store
         self.feed = feed
         self.files = files
+        let generations = GenerationRegistry(
+            files: files, logger: configuration.logger, warningSize: configuration.readGenerationWALWarningSize)
+        self.generations = generations
         self.writer = try await Writer.open(
             files: files, options: options, store: store, feed: feed, logger: configuration.logger,
-            longWait: configuration.longWaitThreshold, history: configuration.history)
+            longWait: configuration.longWaitThreshold, history: configuration.history, generations: generations)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
             watchedPath: location.isTemporary ? nil : location.path,
@@ -150,6 +159,9 @@ public final class DataStack: Sendable {
         self.cursors = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
             label: "strata.cursor", waitLog: waitLog)
+        self.generationReaders = ReaderPool(
+            files: files, options: readerOptions, capacity: configuration.maximumReadGenerations,
+            label: "strata.generation", waitLog: waitLog)
         // The baseline of `PRAGMA data_version`: what other connections commit from now on is noticed.
         if configuration.externalChangePollInterval != nil { _ = try? await writer.externalChangeCheck() }
     }
@@ -334,8 +346,9 @@ public final class DataStack: Sendable {
 
     /// Waits for the running and queued transactions, closes every connection, ends the writer's and
     /// the idle readers' threads (a reader busy in a read or a batch stream ends its thread when that
-    /// read ends) and, for an ``InMemoryStore``, removes its files. Afterwards every call throws
-    /// ``StrataError/Code/stackClosed``, even while the `DataStack` value is still referenced.
+    /// read ends), ends the ``ReadGeneration``s still held and, for an ``InMemoryStore``, removes its
+    /// files. Afterwards every call throws ``StrataError/Code/stackClosed`` (a held generation's too),
+    /// even while the `DataStack` value is still referenced.
     ///
     /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
     /// must be free at a known point (before moving or deleting it, or at server shutdown).
@@ -345,6 +358,7 @@ public final class DataStack: Sendable {
         await writer.executor.stopped()
         await readers.close()
         await cursors.close()
+        await closeReadGenerations()
         feed.finish()
         files.removeIfTemporary()
     }
