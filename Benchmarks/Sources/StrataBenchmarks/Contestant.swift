@@ -31,6 +31,9 @@ struct Environment: Sendable {
     let serverLoads: [Workload: ServerLoad]
     /// The spinning threads of `--load busy`, or `nil`.
     let busyLoad: BusyLoad?
+    /// n: whether the committing child runs with `synchronous = FULL` (an `fsync` between writing a
+    /// commit and making it visible) instead of `NORMAL`.
+    var otherProcessFullSync = false
 
     /// The CPU time of the process so far, less that of `--load busy`'s threads, in seconds.
     func measuredCPUSeconds() -> Double {
@@ -95,6 +98,9 @@ enum Metrics {
     /// m2, m3: rows migrated per second, and how far the process's resident memory rose meanwhile.
     static let migrationRate = Metric(name: "", unit: .rowsPerSecond)
     static let migrationMemory = Metric(name: "peak RSS growth", unit: .mebibytes)
+    /// n: the delay from another process's `COMMIT` to the observer's snapshot.
+    static let otherProcessP50 = Metric(name: "p50", unit: .milliseconds)
+    static let otherProcessP99 = Metric(name: "p99", unit: .milliseconds)
 
     static func of(_ workload: Workload) -> [Metric] {
         switch workload {
@@ -113,6 +119,7 @@ enum Metrics {
         case .l3: [streamRate, streamMemoryAtCheckpoint, streamMemory, streamMemoryRise]
         case .m1: [migrationTime, openAndMigrate, openMigrated]
         case .m2, .m3: [migrationRate, migrationMemory]
+        case .n: [otherProcessP50, otherProcessP99]
         }
     }
 }

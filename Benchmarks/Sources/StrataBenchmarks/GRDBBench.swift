@@ -92,6 +92,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
         case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
+        case .n: throw RawError(description: "n: GRDB's ValueObservation does not see other processes' commits")
         }
     }
 

@@ -9,10 +9,11 @@ struct Options: Sendable {
     var markdownPath: String?
     var contenders = Contender.allCases
     var load = LoadMode.none
+    var otherProcessFullSync = false
 
     static let usage = """
-        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k,l,m] [--quick] [--load none|taskset|busy]
-                                 [--northwind PATH] [--markdown FILE] [--contenders LIST]
+        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k,l,m,n] [--quick] [--load none|taskset|busy]
+                                 [--northwind PATH] [--markdown FILE] [--contenders LIST] [--n-full-sync]
           --rounds N        rounds of A B C … per workload (default 5, at least 1)
           --only LIST       run only these workloads (k means k64 and k1000; l means l1, l2 and l3;
                             m means m1, m2 and m3)
@@ -24,6 +25,7 @@ struct Options: Sendable {
                             relative to the repository root); j is skipped when it is absent
           --markdown FILE   also write the tables to FILE
           --contenders LIST run only some implementations (raw,grdb-row,grdb-sync,grdb-codable,strata), to profile one
+          --n-full-sync     n: the other process commits with synchronous = FULL (default NORMAL)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -86,6 +88,8 @@ struct Options: Sendable {
                     throw RawError(description: "--load needs none, taskset or busy")
                 }
                 options.load = load
+            case "--n-full-sync":
+                options.otherProcessFullSync = true
             case "--help", "-h":
                 print(usage)
                 exit(0)

@@ -90,6 +90,7 @@ final class RawBench: Contestant, @unchecked Sendable {
         if let load = environment.serverLoads[workload] { return try await serve(load) }
         if let part = workload.migration { return try migrate(workload, part, round: round) }
         if let part = workload.importPart { return try importContacts(workload, part, round: round) }
+        if workload == .n { return try await observeOtherProcess(round: round) }
         return try runSynchronously(workload, round: round)
     }
 
@@ -110,6 +111,7 @@ final class RawBench: Contestant, @unchecked Sendable {
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
         case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
+        case .n: throw RawError(description: "n runs asynchronously")
         }
     }
 

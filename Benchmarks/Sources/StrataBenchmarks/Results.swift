@@ -22,7 +22,9 @@ struct Results: Sendable {
 
     /// How a ratio of `metric` is oriented: speed (above 1, the numerator is faster), except for
     /// latencies, compared as the issue states their target (below 1, the numerator is quicker).
-    static func isLatency(_ metric: Metric) -> Bool { metric.unit == .microseconds }
+    static func isLatency(_ metric: Metric) -> Bool {
+        metric.unit == .microseconds || metric == Metrics.otherProcessP50 || metric == Metrics.otherProcessP99
+    }
 
     /// The median over rounds of `numerator` compared with `denominator` in the same round.
     func ratio(_ workload: Workload, _ metric: Metric, _ numerator: Contender, _ denominator: Contender) -> Double? {

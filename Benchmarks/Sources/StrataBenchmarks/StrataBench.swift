@@ -99,6 +99,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         if let load = environment.serverLoads[workload] { return try await serve(load, stack) }
         if let part = workload.migration { return try await migrate(workload, part, round: round) }
         if let part = workload.importPart { return try await importContacts(workload, part, round: round) }
+        if workload == .n { return try await observeOtherProcess(round: round) }
         switch workload {
         case .a, .b: throw RawError(description: "unreachable")
         case .c: return try await fetchAll(stack)
@@ -113,6 +114,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         case .k64, .k1000: throw RawError(description: "\(workload.rawValue) has no operations")
         case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
+        case .n: throw RawError(description: "n runs asynchronously")
         }
     }
 

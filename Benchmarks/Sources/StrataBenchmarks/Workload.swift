@@ -1,7 +1,8 @@
 /// The workloads of issue 5, a–j; k, a server's load (64 and 1,000 concurrent tasks); l, imports
-/// (l1–l3); and m, schema migrations of the 100,000-row store (m1–m3).
+/// (l1–l3); m, schema migrations of the 100,000-row store (m1–m3); and n, how soon another process's
+/// commit reaches an observer.
 enum Workload: String, CaseIterable, Sendable {
-    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, l1, l2, l3, m1, m2, m3
+    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, l1, l2, l3, m1, m2, m3, n
 
     var title: String {
         switch self {
@@ -24,6 +25,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .m1: "m1. migration: add a field with a default, 100,000 rows"
         case .m2: "m2. migration: rename + Int → Double (table rebuild), 100,000 rows"
         case .m3: "m3. migration: custom Swift transform of every row, 100,000 rows"
+        case .n: "n. another process's commit → observer's snapshot, 200 commits"
         }
     }
 

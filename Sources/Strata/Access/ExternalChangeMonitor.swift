@@ -4,7 +4,8 @@ import Logging
 /// a watch on the store's files (``StoreWatcher``) says when to look, and the writer connection's
 /// `PRAGMA data_version` (``Writer/externalChangeCheck()``) says whether another connection committed.
 ///
-/// One task does the checks, one at a time; it sleeps between them, never spins.
+/// One task does the checks, one at a time, on the writer's thread; it sleeps between them (holding no
+/// thread), never spins.
 /// - A watch event starts a check at once, then re-checks after 1, 4, 16, 64 and 256 ms: SQLite
 ///   writes a commit's WAL frames (which the watch sees) before it updates the shared-memory index
 ///   that makes the commit visible (which it does not see), with an `fsync` in between under
@@ -52,7 +53,9 @@ final class ExternalChangeMonitor: Sendable {
         guard watchedPath != nil || pollInterval != nil else { return nil }
         let signal = WakeSignal()
         let checks = self.checks
-        let task = Task { [state] in
+        // The task prefers the writer's executor: woken by an event, it runs on the writer's thread and
+        // checks there at once, without a round trip through Swift's pool.
+        let task = Task(executorPreference: writer.executor) { [state] in
             // The watch is set up here rather than in `init`, which may run under a lock: it starts a
             // thread. A `stop()` meanwhile cancels this task, and the watcher is stopped below.
             var watcher: StoreWatcher?

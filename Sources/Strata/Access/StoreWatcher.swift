@@ -43,10 +43,10 @@ final class StoreWatcher: Sendable {
     /// when the watch cannot be set up, and on platforms without one.
     static func start(path: String, logger: Logger, onEvent: @escaping @Sendable () -> Void) -> StoreWatcher? {
         // SQLite resolves symbolic links and keeps the WAL beside the file they lead to.
+        #if canImport(Glibc)
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath()
         let directory = resolved.deletingLastPathComponent().path
         let name = resolved.lastPathComponent
-        #if canImport(Glibc)
         let watch: InotifyWatch
         do {
             watch = try InotifyWatch(directory: directory, names: [name, name + "-wal"], onEvent: onEvent, logger: logger)
@@ -58,6 +58,8 @@ final class StoreWatcher: Sendable {
         }
         return StoreWatcher(watch: watch)
         #elseif canImport(Darwin)
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let directory = resolved.deletingLastPathComponent().path
         guard let watch = VnodeWatch(directory: directory, database: resolved.path, onEvent: onEvent) else {
             logger.notice(
                 "cannot watch the store's files; polling for other processes' commits instead",

@@ -5,9 +5,9 @@
 /// ```swift
 /// for await changes in stack.changes() {
 ///     if changes.isExternal {
-///         cache.removeAll()       // another process committed: anything may have changed
+///         print("another process committed")   // no details: anything may have changed
 ///     } else {
-///         cache.remove(changes.updatedIDs(Person.self))
+///         print(changes.changedEntityNames, changes.insertedIDs(Person.self))
 ///     }
 /// }
 /// ```
