@@ -435,3 +435,73 @@ struct ReadmeHistoryTests {
         await stack.close()
     }
 }
+
+/// The README's pinned read generation example.
+func readmeReadGenerations(_ stack: DataStack) async throws -> (pages: [[Person]], before: Int, same: Int, after: Int) {
+    let byName = From<Person>().orderBy(.ascending(\.name))
+    let pages = try await stack.withReadGeneration { generation in
+        let total = try await generation.fetchCount(byName)
+        var pages: [[Person]] = []
+        for offset in stride(from: 0, to: total, by: 50) {
+            // Other awaits may come between pages; commits made meanwhile are not seen.
+            pages.append(try await generation.fetchAll(byName.tweak(.offset(offset), .limit(50))))
+        }
+        return pages                                   // never skips nor repeats anyone, adds up to total
+    }
+
+    let generation = try await stack.readGeneration()  // or hold one yourself, and release it
+    let before = try await generation.fetchCount(From<Person>())
+    try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Zoe" } }
+    let same = try await generation.fetchCount(From<Person>())    // == before
+    try await generation.moveToLatest()
+    let after = try await generation.fetchCount(From<Person>())   // == before + 1
+    await generation.release()
+    return (pages, before, same, after)
+}
+
+/// The README's `changes()` example, stopping after `count` change sets for the test; the sequence is
+/// `stack.changes()`, taken by the caller so that it is subscribed before the commits.
+func readmeChanges(_ sequence: StoreChanges, count: Int) async -> [String] {
+    var printed: [String] = []
+    for await changes in sequence {
+        if changes.isExternal {
+            print("another process committed")   // no details: anything may have changed
+            printed.append("external")
+        } else {
+            print(changes.changedEntityNames, changes.insertedIDs(Person.self))
+            printed.append(changes.changedEntityNames.sorted().joined(separator: ","))
+        }
+        if printed.count == count { break }
+    }
+    return printed
+}
+
+@Suite("README generations and changes examples")
+struct ReadmeGenerationTests {
+    @Test("pages of a pinned generation add up; a held generation sees a commit only after moveToLatest")
+    func generations() async throws {
+        let stack = try await DataStack(Schema("V1", Person.self))
+        try await stack.perform { tx in for index in 0..<120 { try tx.create(Into<Person>()) { $0.name = "P\(index)" } } }
+        let (pages, before, same, after) = try await readmeReadGenerations(stack)
+        #expect(pages.map(\.count) == [50, 50, 20] && Set(pages.flatMap { $0 }.map(\.id)).count == 120)
+        #expect(before == 120 && same == 120 && after == 121)
+    }
+
+    @Test("changes() yields this stack's change sets, and another stack's commits on the same file")
+    func changes() async throws {
+        let directory = try readmeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("c.sqlite").path
+        let stack = try await DataStack(Schema("V1", Person.self), storage: SQLiteStore(path: path))
+        let other = try await DataStack(Schema("V1", Person.self), storage: SQLiteStore(path: path))
+        let subscribed = stack.changes()
+        let reader = Task { await readmeChanges(subscribed, count: 2) }
+        let sequence = stack.changes()
+        var iterator = sequence.makeAsyncIterator()
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        #expect(await iterator.next()?.changedEntityNames == ["Person"])
+        try await other.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Bob" } }
+        #expect(await iterator.next()?.isExternal == true)
+        #expect(await reader.value == ["Person", "external"])
+    }
+}
