@@ -54,7 +54,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let notFound = Code(.notFound)
         /// The transaction was cancelled with ``Transaction/cancel()``; nothing it did was kept.
         public static let transactionCancelled = Code(.transactionCancelled)
-        /// The transaction was used after it committed, rolled back or ended.
+        /// The transaction was used after it committed, rolled back or ended; or a ``ReadGeneration`` was
+        /// used after it was released, or after SQLite ended its read transaction (its message says which).
         public static let transactionClosed = Code(.transactionClosed)
         /// The store was made with another schema than the one the stack was opened with.
         public static let schemaMismatch = Code(.schemaMismatch)
