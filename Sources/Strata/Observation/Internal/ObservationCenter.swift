@@ -139,7 +139,7 @@ final class ObservationCenter: Sendable {
         guard state.monitor == nil, state.needsMonitor, pollInterval != nil else { return }
         state.monitor = ExternalChangeMonitor(
             writer: writer, watchedPath: watchedPath, pollInterval: pollInterval, logger: logger,
-            localCommits: { [feed] in feed.mailedCount }, report: { [weak self] in self?.externalChangeDetected() })
+            localCommits: { [feed] in feed.localCommitCount }, report: { [weak self] in self?.externalChangeDetected() })
     }
 
     private func takeMonitorIfUnneeded(_ state: inout State) -> ExternalChangeMonitor? {
