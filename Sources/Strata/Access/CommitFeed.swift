@@ -10,6 +10,7 @@ final class CommitFeed: Sendable {
     private let mailbox: AsyncStream<(UInt64, ChangeSet)>.Continuation
     private let fanOut = FanOut()
     private let mailed = Atomic<Int>(0)
+    private let local = Atomic<Int>(0)
 
     init() {
         let (stream, mailbox) = AsyncStream<(UInt64, ChangeSet)>.makeStream(bufferingPolicy: .unbounded)
@@ -32,16 +33,22 @@ final class CommitFeed: Sendable {
     /// listener or subscriber added after the commit returned never receives it, even when the
     /// dispatcher delivers it later. With nobody listening it only numbers it: waking the dispatcher
     /// would cost a thread wake-up per commit for nothing.
-    func publish(_ changes: ChangeSet) {
+    /// `local` is false for other connections' commits (whose change set may carry their exact changes,
+    /// read from the persistent history, and so not be marked external).
+    func publish(_ changes: ChangeSet, local isLocal: Bool = true) {
+        if isLocal { local.add(1, ordering: .relaxed) }
         if let sequence = fanOut.nextSequence() {
             mailed.add(1, ordering: .relaxed)
             mailbox.yield((sequence, changes))
         }
     }
 
-    /// The number of change sets handed to the dispatcher so far: every commit that changed something,
-    /// while someone listens (for tests, and for the external-change monitor).
+    /// The number of change sets handed to the dispatcher so far (for tests).
     var mailedCount: Int { mailed.load(ordering: .relaxed) }
+
+    /// The number of the stack's own commits published so far (external change sets not counted), for
+    /// the external-change monitor, which tells the stack's own writes from other processes' by it.
+    var localCommitCount: Int { local.load(ordering: .relaxed) }
 
     /// Stops the dispatcher once it has delivered what was published; subscribers' streams then end.
     func finish() {

@@ -131,7 +131,7 @@ final class ObservationCenter: Sendable {
     /// that noticed the commit: the change set lands in the feed in order with the stack's own.
     func externalChangeDetected(_ changes: ChangeSet = .external) {
         logger.trace("external change detected")
-        feed.publish(changes)
+        feed.publish(changes, local: false)
     }
 
     private func startMonitorIfNeeded(_ state: inout State) {
@@ -139,7 +139,8 @@ final class ObservationCenter: Sendable {
         guard state.monitor == nil, state.needsMonitor, pollInterval != nil else { return }
         state.monitor = ExternalChangeMonitor(
             writer: writer, watchedPath: watchedPath, pollInterval: pollInterval, logger: logger,
-            localCommits: { [feed] in feed.mailedCount }, report: { [weak self] changes in self?.externalChangeDetected(changes) })
+            localCommits: { [feed] in feed.localCommitCount },
+            report: { [weak self] changes in self?.externalChangeDetected(changes) })
     }
 
     private func takeMonitorIfUnneeded(_ state: inout State) -> ExternalChangeMonitor? {
