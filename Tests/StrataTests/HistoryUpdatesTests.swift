@@ -159,6 +159,33 @@ struct HistoryExternalChangeTests {
     }
 }
 
+extension HistoryExternalChangeTests {
+    @Test("with history on, another stack's commit to one entity costs a publisher of another entity nothing")
+    func onlyConcernedPublishersFetch() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fetches.sqlite")
+        var configuration = DataStack.Configuration()
+        configuration.history = HistoryOptions()
+        configuration.externalChangePollInterval = .seconds(3600)
+        let first = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        let second = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        let people = first.listPublisher(From<Person>())
+        let counters = first.countPublisher(From<Counter>())
+        var peopleIterator = people.makeAsyncIterator()
+        var countersIterator = counters.makeAsyncIterator()
+        _ = try await peopleIterator.next()
+        #expect(try await countersIterator.next() == 0)
+        try await second.perform { tx in _ = try tx.create(Into<Counter>()) { $0.key = "x" } }
+        // The counter publisher saw the other stack's commit, so it was dispatched to every observer.
+        #expect(try await countersIterator.next() == 1)
+        // (Without history the commit would be an unknown change, and every publisher would fetch again.)
+        #expect(people.core.fetchCount == 1)
+        #expect(counters.core.fetchCount == 2)
+        await first.close()
+        await second.close()
+    }
+}
+
 @Suite("History: kill -9", .timeLimit(.minutes(3)))
 struct HistoryKillTests {
     @Test("killing a writer never leaves data without its history or history without its data", arguments: [40, 150, 400])
