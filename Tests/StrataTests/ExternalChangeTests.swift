@@ -96,7 +96,10 @@ struct ExternalChangeTests {
         let path = directory.path("watched.sqlite")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let (events, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let watcher = try #require(StoreWatcher.start(path: path, logger: Logger(label: "test")) { continuation.yield() })
+        let watcher = try #require(StoreWatcher.start(path: path, logger: Logger(label: "test")) {
+            continuation.yield()
+            return .zero
+        })
         var iterator = events.makeAsyncIterator()
         let wal = path + "-wal"
         for round in 0..<3 {

@@ -12,8 +12,9 @@ import Logging
 ///   `synchronous = FULL`; so the first check may come too early. A later event starts the series
 ///   again, and an event during a check causes another check.
 /// - The stack's own commits write the same files. An event that follows one of them (the commit
-///   feed counts them, `localCommits`) is most likely theirs: its check waits ``ownCommitDelay``,
-///   folding in the events meanwhile, with fewer re-checks after it. A burst of the stack's commits
+///   feed counts them, `localCommits`) is most likely theirs: the monitor then checks every
+///   ``ownCommitDelay`` for as long as the stack keeps committing, whatever the events (the watcher
+///   reads them that much less often too), and re-checks twice after. A burst of the stack's commits
 ///   so costs the writer a `PRAGMA data_version` every few milliseconds, not one per commit, while a
 ///   commit of another process among them is still noticed within milliseconds.
 /// - A poll runs besides, as a fallback for anything the watch might miss: every `pollInterval`
@@ -25,11 +26,14 @@ import Logging
 final class ExternalChangeMonitor: Sendable {
     /// The re-checks after a watch event, each after the previous check.
     static let recheckDelays: [Duration] = [.milliseconds(1), .milliseconds(4), .milliseconds(16), .milliseconds(64), .milliseconds(256)]
-    /// How long the check of an event that follows the stack's own commits waits, and its re-checks.
+    /// While the stack commits, the time between checks (and between the watcher's reads), and the
+    /// re-checks after it stops.
     static let ownCommitDelay: Duration = .milliseconds(4)
     static let ownCommitRechecks: [Duration] = [.milliseconds(16), .milliseconds(64)]
     /// The poll's interval with a working watch, as a multiple of `pollInterval`.
     static let watchedPollFactor = 8
+    /// The watcher's pause after a batch of events while the stack is not committing.
+    static let eventPause: Duration = .milliseconds(1)
 
     private struct State {
         var task: Task<Void, Never>?
@@ -53,6 +57,7 @@ final class ExternalChangeMonitor: Sendable {
         guard watchedPath != nil || pollInterval != nil else { return nil }
         let signal = WakeSignal()
         let checks = self.checks
+        let isWriting = Locked(false)
         // The task prefers the writer's executor: woken by an event, it runs on the writer's thread and
         // checks there at once, without a round trip through Swift's pool.
         let task = Task(executorPreference: writer.executor) { [state] in
@@ -60,7 +65,10 @@ final class ExternalChangeMonitor: Sendable {
             // thread. A `stop()` meanwhile cancels this task, and the watcher is stopped below.
             var watcher: StoreWatcher?
             if let watchedPath {
-                watcher = StoreWatcher.start(path: watchedPath, logger: logger) { signal.signal() }
+                watcher = StoreWatcher.start(path: watchedPath, logger: logger) {
+                    signal.signal()
+                    return isWriting.withLock { $0 } ? Self.ownCommitDelay : Self.eventPause
+                }
                 let kept = state.withLock { state in
                     guard !state.isStopped else { return false }
                     state.watcher = watcher
@@ -78,7 +86,7 @@ final class ExternalChangeMonitor: Sendable {
             signal.signal()
             await Self.run(
                 writer: writer, signal: signal, fallback: fallback, logger: logger, checks: checks,
-                localCommits: localCommits, report: report
+                localCommits: localCommits, isWriting: isWriting, report: report
             ) {
                 let waiters = state.withLock { state in
                     state.isSettled = true
@@ -136,34 +144,45 @@ final class ExternalChangeMonitor: Sendable {
     /// The checks: after each signal and on its re-check series, and on the fallback poll.
     private static func run(
         writer: Writer, signal: WakeSignal, fallback: Duration?, logger: Logger, checks: Locked<Int>,
-        localCommits: @Sendable () -> Int, report: @escaping @Sendable (ChangeSet) -> Void, seriesEnded: @Sendable () -> Void
+        localCommits: @Sendable () -> Int, isWriting: Locked<Bool>, report: @escaping @Sendable (ChangeSet) -> Void,
+        seriesEnded: @Sendable () -> Void
     ) async {
         defer { seriesEnded() }
+        /// One check; `false` when the stack is closed.
+        func check() async -> Bool {
+            checks.withLock { $0 += 1 }
+            do {
+                try await Self.check(writer, report: report)
+            } catch {
+                if error.code == .stackClosed { return false }
+                logger.warning(
+                    "checking for other processes' commits failed", metadata: ["strata.error": "\(error.message)"])
+            }
+            return true
+        }
         var delays = ArraySlice<Duration>()
+        // Counted before each check: a commit of the stack during the check explains a later event.
         var localBefore = localCommits()
         while !Task.isCancelled {
             let event = await signal.wait(timeout: delays.first ?? fallback)
             if Task.isCancelled { return }
-            if !event {
-                delays = delays.dropFirst()
-            } else if localCommits() != localBefore {
-                // Most likely the stack's own commit: check in a while, folding in the events meanwhile.
-                guard (try? await Task.sleep(for: ownCommitDelay)) != nil else { return }
-                _ = signal.take()
+            if event, localCommits() != localBefore {
+                // The stack is committing: check every `ownCommitDelay` while it goes on, whatever the
+                // events, then re-check twice.
+                isWriting.withLock { $0 = true }
+                defer { isWriting.withLock { $0 = false } }
+                repeat {
+                    localBefore = localCommits()
+                    guard (try? await Task.sleep(for: ownCommitDelay)) != nil else { return }
+                    _ = signal.take()
+                    guard await check() else { return }
+                } while localCommits() != localBefore
                 delays = ownCommitRechecks[...]
-            } else {
-                delays = recheckDelays[...]
+                continue
             }
-            // Counted before the check: a commit of the stack during the check explains a later event.
+            delays = event ? recheckDelays[...] : delays.dropFirst()
             localBefore = localCommits()
-            checks.withLock { $0 += 1 }
-            do {
-                try await check(writer, report: report)
-            } catch {
-                if error.code == .stackClosed { return }
-                logger.warning(
-                    "checking for other processes' commits failed", metadata: ["strata.error": "\(error.message)"])
-            }
+            guard await check() else { return }
             if delays.isEmpty { seriesEnded() }
         }
     }

@@ -14,8 +14,9 @@ import Synchronization
 /// - On Linux: inotify on the store's folder, filtered by the names of the database and its `-wal`
 ///   file (SQLite deletes the WAL when the last connection closes and makes it anew with the next, so
 ///   a watch on the file itself would go stale). The events are read by a thread of its own, blocked
-///   in `poll(2)` between them (never a thread of Swift's pool), at most one batch a millisecond;
-///   ``stop()`` wakes it through a pipe.
+///   in `poll(2)` between them (never a thread of Swift's pool); after a batch it waits as long as
+///   the handler says before it reads again, while the kernel merges repeated events. ``stop()``
+///   wakes it through a pipe.
 /// - On Apple platforms: dispatch sources on the folder, the database and the WAL, on a serial queue
 ///   of their own; an event of the folder (the WAL was made or deleted) watches the WAL anew.
 /// - Elsewhere there is no watch: ``start(path:logger:onEvent:)`` returns `nil` and callers poll.
@@ -39,9 +40,11 @@ final class StoreWatcher: Sendable {
     fileprivate static let live = Atomic<Int>(0)
 
     /// Starts watching the files of the database at `path`; `onEvent` is called (on the watcher's
-    /// thread or queue, so it must be quick) after any write to them. Returns `nil`, having logged why,
-    /// when the watch cannot be set up, and on platforms without one.
-    static func start(path: String, logger: Logger, onEvent: @escaping @Sendable () -> Void) -> StoreWatcher? {
+    /// thread or queue, so it must be quick) after any write to them, and returns how long the watcher
+    /// waits before it reads events again (on Linux; dispatch sources merge events by themselves):
+    /// events meanwhile are merged into one. Returns `nil`, having logged why, when the watch cannot be
+    /// set up, and on platforms without one.
+    static func start(path: String, logger: Logger, onEvent: @escaping @Sendable () -> Duration) -> StoreWatcher? {
         // SQLite resolves symbolic links and keeps the WAL beside the file they lead to.
         #if canImport(Glibc)
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath()
@@ -109,7 +112,7 @@ private final class InotifyWatch: FileWatch {
     /// this lock, and `stop()` writes to the pipe under it, so it never writes to a closed descriptor.
     private let state = Locked((stopAsked: false, ending: Ending()))
 
-    init(directory: String, names: [String], onEvent: @escaping @Sendable () -> Void, logger: Logger) throws(StrataError) {
+    init(directory: String, names: [String], onEvent: @escaping @Sendable () -> Duration, logger: Logger) throws(StrataError) {
         let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else {
             let reason = errno == EMFILE
@@ -171,7 +174,7 @@ private final class InotifyWatch: FileWatch {
 
     /// The thread's work: waits in `poll(2)` for events or the wake-up, and calls `onEvent` once per
     /// batch of events that concern the store's files.
-    private func run(directoryWatch: Int32, names: [[UInt8]], onEvent: @Sendable () -> Void, logger: Logger) {
+    private func run(directoryWatch: Int32, names: [[UInt8]], onEvent: @Sendable () -> Duration, logger: Logger) {
         var descriptors = [
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
@@ -216,11 +219,12 @@ private final class InotifyWatch: FileWatch {
                 }
             }
             if relevant {
-                onEvent()
                 // Events that come meanwhile wait in the kernel, which merges repeated ones: a burst of
                 // writes (a commit writes several times; this stack's own commits write the same
-                // files) wakes the thread at most once a millisecond.
-                usleep(1_000)
+                // files) wakes the thread once per pause.
+                let (seconds, attoseconds) = onEvent().components
+                let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+                if microseconds > 0 { usleep(UInt32(clamping: microseconds)) }
             }
             if readFailed {
                 // Without events only the poll is left; keep the thread for the wake-up alone.
@@ -262,18 +266,18 @@ private final class InotifyWatch: FileWatch {
 private final class VnodeWatch: FileWatch, @unchecked Sendable {
     private let queue = DispatchQueue(label: "strata.watcher")
     private let walPath: String
-    private let onEvent: @Sendable () -> Void
+    private let onEvent: @Sendable () -> Duration
     private var sources: [any DispatchSourceFileSystemObject] = []
     private var walSource: (any DispatchSourceFileSystemObject)?
     private var ending = Ending()
     private var isStopAsked = false
 
-    init?(directory: String, database: String, onEvent: @escaping @Sendable () -> Void) {
+    init?(directory: String, database: String, onEvent: @escaping @Sendable () -> Duration) {
         walPath = database + "-wal"
         self.onEvent = onEvent
         let started: Bool = queue.sync {
             guard let folder = makeSource(directory, [.write], { [weak self] in self?.folderChanged() }),
-                let file = makeSource(database, [.write, .extend], { [weak self] in self?.onEvent() })
+                let file = makeSource(database, [.write, .extend], { [weak self] in _ = self?.onEvent() })
             else { return false }
             sources = [folder, file]
             watchWAL()
@@ -308,7 +312,7 @@ private final class VnodeWatch: FileWatch, @unchecked Sendable {
     private func folderChanged() {
         guard !isStopAsked else { return }
         watchWAL()
-        onEvent()
+        _ = onEvent()
     }
 
     /// (On the queue.) The WAL was written, or deleted or renamed (then the folder's event watches anew).
@@ -318,7 +322,7 @@ private final class VnodeWatch: FileWatch, @unchecked Sendable {
             walSource?.cancel()
             walSource = nil
         }
-        onEvent()
+        _ = onEvent()
     }
 
     /// (On the queue.)
