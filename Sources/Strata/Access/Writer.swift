@@ -118,6 +118,7 @@ actor Writer {
 
     /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing). A wait longer
     /// than the configured threshold is logged: a sign of long transactions ahead.
+    ///
     /// With metrics, a wait that suspends is recorded in `strata_writer_wait` (a free turn reads no clock).
     nonisolated func takeTurn() async throws {
         guard let metrics else {
