@@ -1,3 +1,5 @@
+import Tracing
+
 /// One read-only connection, on an executor of its own: a reader of the pool, the cursor of a
 /// ``FetchBatches`` stream, or the connection of a ``ReadGeneration``.
 ///
@@ -49,11 +51,12 @@ actor ReaderConnection {
     // MARK: Leases
 
     /// Runs `body` in one read transaction, then gives the connection back to `pool` clean (or discards
-    /// it when it cannot be cleaned). The pool lent this connection to the caller alone.
+    /// it when it cannot be cleaned). The pool lent this connection to the caller alone. With a `span`,
+    /// the body runs in its context, and the statements it ran are set on it.
     func lease<T: Sendable>(
-        returningTo pool: ReaderPool, _ body: @Sendable (Connection) throws -> T
+        returningTo pool: ReaderPool, span: (any Span)? = nil, _ body: @Sendable (Connection) throws -> T
     ) async throws -> T {
-        let result = await interruptible { reader in Result { try reader.readTransaction(body) } }
+        let result = await interruptible { reader in Result { try reader.readTransaction(span: span, body) } }
         returnClean(to: pool)
         return try result.get()
     }
@@ -75,11 +78,13 @@ actor ReaderConnection {
 
     /// `BEGIN DEFERRED`, the body, `COMMIT`; on any error every statement is reset and the transaction
     /// rolled back.
-    private func readTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
+    private func readTransaction<T>(span: (any Span)?, _ body: (Connection) throws -> T) throws -> T {
         try Task.checkCancellation()
         try connection.run(.beginDeferred)
+        let statementsBefore = connection.statementCount
+        defer { span?.setStrataAttributes(statements: connection.statementCount &- statementsBefore, entities: []) }
         do {
-            let result = try body(connection)
+            let result = try StackTracer.within(span) { try body(connection) }
             connection.resetActiveStatements()
             try connection.run(.commit)
             return result

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Synchronization
+import Tracing
 
 /// A bounded pool of read-only connections, opened on demand.
 ///
@@ -13,6 +15,10 @@ final class ReaderPool: Sendable {
     private let options: Connection.Options
     private let label: String
     private let waitLog: WaitLog?
+    /// The stack's metrics (the main reader pool only), `nil` when they go nowhere.
+    private let metrics: StackMetrics?
+    /// The stack's tracer (the main reader pool only), `nil` when spans go nowhere.
+    private let tracer: StackTracer?
     private let opened = Atomic<Int>(0)
     /// The executors of every connection opened, for tests of closing.
     private let created = Locked<[ThreadExecutor]>([])
@@ -20,9 +26,11 @@ final class ReaderPool: Sendable {
 
     init(
         files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader",
-        waitLog: WaitLog? = nil
+        waitLog: WaitLog? = nil, metrics: StackMetrics? = nil, tracer: StackTracer? = nil
     ) {
         self.waitLog = waitLog
+        self.metrics = metrics
+        self.tracer = tracer
         self.files = files
         self.options = options
         self.capacity = capacity
@@ -31,10 +39,27 @@ final class ReaderPool: Sendable {
     }
 
     /// Runs `body` on a connection of the pool, in one read transaction, inside the calling task.
-    func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+    ///
+    /// With a tracer, a `strata.read` span, started here in the caller's task (its parent is the
+    /// caller's span), covers the wait for a connection and the read; `entity` names what it reads,
+    /// when the caller knows.
+    func read<T: Sendable>(entity: @autoclosure () -> String? = nil, _ body: @Sendable (Connection) throws -> T) async throws -> T {
         try Task.checkCancellation()
-        let reader = try await acquire()
-        return try await reader.lease(returningTo: self, body)
+        guard let tracer else {
+            let reader = try await acquire()
+            return try await reader.lease(returningTo: self, body)
+        }
+        let span = tracer.start("strata.read")
+        if let entity = entity() { span.attributes["strata.entities"] = entity }
+        do {
+            let reader = try await acquire()
+            let value = try await reader.lease(returningTo: self, span: span, body)
+            StackTracer.finish(span, error: nil)
+            return value
+        } catch {
+            StackTracer.finish(span, error: error)
+            throw error
+        }
     }
 
     /// Takes a connection for exclusive use: give it back with ``giveBack(_:)``, or ``discard(_:)`` it.
@@ -43,18 +68,20 @@ final class ReaderPool: Sendable {
         if let ready = try leases.tryAcquire() {
             grant = ready
         } else if let waitLog {
-            grant = try await waitLog.timing("waited for a connection", pool: label) { try await leases.acquire() }
+            grant = try await waitLog.timing("waited for a connection", pool: label) { try await waitForLease() }
         } else {
-            grant = try await leases.acquire()
+            grant = try await waitForLease()
         }
         switch grant {
         case .resource(let reader):
+            metrics?.readersInUse.increment()
             return reader
         case .create:
             do {
                 let number = opened.add(1, ordering: .relaxed).newValue
                 let reader = try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
                 created.withLock { $0.append(reader.executor) }
+                metrics?.readersInUse.increment()
                 return reader
             } catch {
                 leases.creationFailed()
@@ -63,10 +90,17 @@ final class ReaderPool: Sendable {
         }
     }
 
+    /// Waits for a lease, timed in `strata_reader_wait` when there are metrics.
+    private func waitForLease() async throws -> LeasePool<ReaderConnection>.Grant {
+        guard let metrics else { return try await leases.acquire() }
+        return try await StackMetrics.time(metrics.readerWait) { try await leases.acquire() }
+    }
+
     /// Takes an idle connection without waiting; `nil` when none is idle (none is opened here).
     func tryAcquire() -> ReaderConnection? {
         switch try? leases.tryAcquire() {
         case .resource(let reader):
+            metrics?.readersInUse.increment()
             return reader
         case .create:
             leases.creationFailed()
@@ -78,11 +112,13 @@ final class ReaderPool: Sendable {
 
     /// Gives a clean connection back; `false` when the pool is closed and the caller must close it.
     func giveBack(_ reader: ReaderConnection) -> Bool {
-        leases.release(reader)
+        metrics?.readersInUse.decrement()
+        return leases.release(reader)
     }
 
     /// Forgets a connection that could not be cleaned (its owner closed it): a new one may be opened.
     func discard(_ reader: ReaderConnection) {
+        metrics?.readersInUse.decrement()
         leases.creationFailed()
     }
 
@@ -103,6 +139,9 @@ final class ReaderPool: Sendable {
 
     /// The number of connections opened so far.
     var openedCount: Int { opened.load(ordering: .relaxed) }
+
+    /// Whether this pool records metrics or spans (for tests).
+    var hasInstruments: Bool { metrics != nil || tracer != nil }
 
     /// The number of reads waiting for a connection.
     var waiterCount: Int { leases.waiterCount }

@@ -1,5 +1,7 @@
+import CoreMetrics
 import Logging
 import Synchronization
+import Tracing
 
 /// The writer: the only connection that writes, on an executor of its own.
 ///
@@ -18,14 +20,18 @@ actor Writer {
     /// The store's tag, which its IDs carry (see `EntityID`).
     nonisolated let storeTag: UInt32
 
-    private let connection: Connection
-    private let store: StoreContext
+    let connection: Connection
+    let store: StoreContext
     private let feed: CommitFeed
     private let files: StoreFiles
     private nonisolated let logger: Logger
     private nonisolated let waitLog: WaitLog
     /// The read generations held, told of each commit (see ``GenerationRegistry/noteCommit()``).
     private nonisolated let generations: GenerationRegistry?
+    /// The stack's metrics, `nil` when they go nowhere (see ``StackMetrics``).
+    nonisolated let metrics: StackMetrics?
+    /// The stack's tracer, `nil` when spans go nowhere (see ``StackTracer``).
+    private nonisolated let tracer: StackTracer?
 
     private var lastDataVersion: Int64?
     /// Records every commit in the persistent history, when the store keeps one.
@@ -33,17 +39,17 @@ actor Writer {
     /// Whether the store keeps a persistent history (this stack turned it on, or another one did).
     nonisolated let recordsHistory: Bool
     /// Assigns the IDs of created objects.
-    private let ids = IDAllocator()
+    let ids = IDAllocator()
     /// The turn: one transaction (or unsafe transaction) at a time.
     private let turn = LeasePool<Void>(idle: [()])
-    private var unsafeTransaction: UnsafeHold?
-    private var nextToken: UInt64 = 1
+    var unsafeTransaction: UnsafeHold?
+    var nextToken: UInt64 = 1
     /// The task that used the unsafe transaction last, while one holds the turn; read before a
     /// transaction waits for the turn, off the writer's thread.
-    private let unsafeHolder = Locked<Int?>(nil)
+    let unsafeHolder = Locked<Int?>(nil)
 
     /// The unsafe transaction that holds the turn.
-    private struct UnsafeHold {
+    struct UnsafeHold {
         let token: UInt64
         let transaction: Transaction
     }
@@ -51,7 +57,8 @@ actor Writer {
     /// Opens the write connection on its own executor and prepares the schema there.
     static func open(
         files: StoreFiles, options: Connection.Options, store: StoreContext, feed: CommitFeed, logger: Logger,
-        longWait: Duration? = nil, history: HistoryOptions? = nil, generations: GenerationRegistry? = nil
+        longWait: Duration? = nil, history: HistoryOptions? = nil, generations: GenerationRegistry? = nil,
+        metrics: StackMetrics? = nil, tracer: StackTracer? = nil
     ) async throws -> Writer {
         let schema = store.schema
         let (connection, recorder) = try await OffPool.run { () throws -> sending (Connection, HistoryRecorder?) in
@@ -77,14 +84,17 @@ actor Writer {
         logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(
             executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger,
-            waitLog: WaitLog(logger: logger, threshold: longWait), history: recorder, generations: generations)
+            waitLog: WaitLog(logger: logger, threshold: longWait), history: recorder, generations: generations,
+            metrics: metrics, tracer: tracer)
     }
 
     private init(
         executor: ThreadExecutor, connection: sending Connection, store: StoreContext, feed: CommitFeed,
         files: StoreFiles, logger: Logger, waitLog: WaitLog, history: sending HistoryRecorder?,
-        generations: GenerationRegistry?
+        generations: GenerationRegistry?, metrics: StackMetrics?, tracer: StackTracer?
     ) {
+        self.metrics = metrics
+        self.tracer = tracer
         self.history = history
         self.recordsHistory = history != nil
         self.executor = executor
@@ -108,11 +118,20 @@ actor Writer {
 
     /// Waits for the writer's turn (cancellable: a cancelled task then holds nothing). A wait longer
     /// than the configured threshold is logged: a sign of long transactions ahead.
-    private nonisolated func takeTurn() async throws {
-        _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") { try await turn.acquire() }
+    ///
+    /// With metrics, a wait that suspends is recorded in `strata_writer_wait` (a free turn reads no clock).
+    nonisolated func takeTurn() async throws {
+        guard let metrics else {
+            _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") { try await turn.acquire() }
+            return
+        }
+        if try turn.tryAcquire() != nil { return }
+        _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") {
+            try await StackMetrics.time(metrics.writerWait) { try await turn.acquire() }
+        }
     }
 
-    private nonisolated func passTurn() {
+    nonisolated func passTurn() {
         turn.release(())
     }
 
@@ -160,22 +179,45 @@ actor Writer {
 
     /// Runs a transaction in the calling task: waits for the turn where the caller runs, then hops to
     /// the writer's thread, begins, runs the body, commits (or rolls back), and passes the turn on.
+    ///
+    /// With a tracer, a `strata.transaction` span, started here in the caller's task (its parent is the
+    /// caller's span), covers the wait for the turn and the transaction.
     nonisolated func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+        guard let tracer else { return try await perform(body, span: nil) }
+        let span = tracer.start("strata.transaction")
+        do {
+            let value = try await perform(body, span: span)
+            StackTracer.finish(span, error: nil)
+            return value
+        } catch {
+            StackTracer.finish(span, error: error)
+            throw error
+        }
+    }
+
+    private nonisolated func perform<T: Sendable>(
+        _ body: @Sendable (Transaction) throws -> T, span: (any Span)?
+    ) async throws -> T {
         try Task.checkCancellation()
         try checkNotHoldingUnsafe()
         try await takeTurn()
-        return try await runTransactionInTurn(body)
+        return try await runTransactionInTurn(body, span: span)
     }
 
     /// Runs a transaction for a caller that holds the turn, and passes the turn on.
-    private func runTransactionInTurn<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
+    private func runTransactionInTurn<T: Sendable>(
+        _ body: @Sendable (Transaction) throws -> T, span: (any Span)?
+    ) async throws -> T {
         defer { passTurn() }
-        return try await runTransaction(body)
+        return try await runTransaction(body, span: span)
     }
 
     /// Begins a transaction, runs the body and commits, or rolls back. Only the body can be
     /// interrupted: once the commit has started, it completes.
-    private func runTransaction<T: Sendable>(_ body: (Transaction) throws -> T) async throws -> T {
+    ///
+    /// With metrics, the outcome is counted in `strata_transactions_total`; with a span, the statements
+    /// the body ran and the entities it changed are set on it.
+    private func runTransaction<T: Sendable>(_ body: (Transaction) throws -> T, span: (any Span)?) async throws -> T {
         try Task.checkCancellation()
         if connection.isClosed { throw Connection.closedError }
         try begin()
@@ -183,21 +225,29 @@ actor Writer {
         defer { transaction.isOpen = false }
         let handle = interruptHandle
         handle.arm()
+        let statementsBefore = connection.statementCount
         // The operation captures `self`, which isolates it to the writer (a closure that captured
         // nothing isolated would run on the global executor).
         let result: Result<T, any Error> = await withTaskCancellationHandler {
-            self.runBody(body, transaction)
+            self.runBody(body, transaction, span: span)
         } onCancel: {
             handle.interrupt()
         }
         handle.disarm()
+        span?.setStrataAttributes(
+            statements: connection.statementCount &- statementsBefore,
+            entities: Array(transaction.changes.changedEntityNames))
+        var committing = false
         do {
             let value = try result.get()
             try Task.checkCancellation()
             connection.resetActiveStatements()
+            committing = true
             try commit(transaction.changes)
+            metrics?.committed.increment()
             return value
         } catch {
+            (committing ? metrics?.failed : metrics?.rolledBack)?.increment()
             rollback()
             let reported = Self.cancellationOrError(error)
             logger.debug("transaction rolled back", metadata: ["strata.error": "\(Self.summary(of: reported))"])
@@ -212,17 +262,19 @@ actor Writer {
         return "\(type(of: error))"
     }
 
-    private func runBody<T>(_ body: (Transaction) throws -> T, _ transaction: Transaction) -> Result<T, any Error> {
-        Result { try body(transaction) }
+    private func runBody<T>(
+        _ body: (Transaction) throws -> T, _ transaction: Transaction, span: (any Span)?
+    ) -> Result<T, any Error> {
+        Result { try StackTracer.within(span) { try body(transaction) } }
     }
 
     /// The error to report: a cancelled task reports `CancellationError`, whatever SQLite said.
-    private static func cancellationOrError(_ error: any Error) -> any Error {
+    static func cancellationOrError(_ error: any Error) -> any Error {
         if let strata = error as? StrataError, strata.code == .transactionCancelled { return error }
         return Task.isCancelled ? CancellationError() : error
     }
 
-    private func begin() throws(StrataError) {
+    func begin() throws(StrataError) {
         try connection.run(.beginImmediate)
         do {
             try ids.checkExternalChanges(connection)
@@ -233,9 +285,15 @@ actor Writer {
     }
 
     /// The fields deletions preserve for the history.
-    private var preserved: [String: PreservedFields] { history?.preserved ?? [:] }
+    var preserved: [String: PreservedFields] { history?.preserved ?? [:] }
 
-    private func commit(_ changes: ChangeSet) throws(StrataError) {
+    /// Commits, timed in `strata_commit_duration` when there are metrics.
+    func commit(_ changes: ChangeSet) throws(StrataError) {
+        guard let metrics else { return try commitUntimed(changes) }
+        try StackMetrics.time(metrics.commitDuration) { () throws(StrataError) in try commitUntimed(changes) }
+    }
+
+    private func commitUntimed(_ changes: ChangeSet) throws(StrataError) {
         try ids.saveMarks(connection)
         let token = changes.isEmpty ? nil : try history?.record(changes, on: connection)
         try connection.run(.commit)
@@ -247,7 +305,7 @@ actor Writer {
         }
     }
 
-    private func rollback() {
+    func rollback() {
         ids.transactionEnded()
         connection.resetActiveStatements()
         guard connection.isInTransaction else { return }
@@ -262,7 +320,7 @@ actor Writer {
 
     /// A transaction of this stack awaited by the task that holds its unsafe transaction would wait for
     /// the turn that task holds, forever: it throws instead.
-    private nonisolated func checkNotHoldingUnsafe() throws(StrataError) {
+    nonisolated func checkNotHoldingUnsafe() throws(StrataError) {
         let inScope = UnsafeTransactionScope.writer.map { ObjectIdentifier($0) == ObjectIdentifier(self) } ?? false
         let isHolder = unsafeHolder.withLock { holder in holder != nil && holder == Self.currentTask }
         guard inScope || isHolder else { return }
@@ -273,113 +331,8 @@ actor Writer {
     }
 
     /// The identity of the running task (its hash, which is its address's), or `nil` outside a task.
-    private static var currentTask: Int? {
+    static var currentTask: Int? {
         withUnsafeCurrentTask { $0?.hashValue }
-    }
-
-    // MARK: Unsafe transactions
-
-    nonisolated func beginUnsafe() async throws -> UInt64 {
-        try Task.checkCancellation()
-        try checkNotHoldingUnsafe()
-        try await takeTurn()
-        return try await startUnsafe(holder: Self.currentTask)
-    }
-
-    /// Starts an unsafe transaction for a caller that holds the turn.
-    private func startUnsafe(holder: Int?) throws -> UInt64 {
-        if connection.isClosed {
-            passTurn()
-            throw Connection.closedError
-        }
-        let token = nextToken
-        nextToken += 1
-        unsafeTransaction = UnsafeHold(
-            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved))
-        unsafeHolder.withLock { $0 = holder }
-        return token
-    }
-
-    /// The unsafe transaction of `token`, noting the calling task as the one that holds it.
-    private func unsafe(_ token: UInt64) throws(StrataError) -> Transaction {
-        guard let hold = unsafeTransaction, hold.token == token else {
-            throw StrataError(.transactionClosed, "This unsafe transaction has ended; begin a new one.")
-        }
-        let current = Self.currentTask
-        unsafeHolder.withLock { $0 = current }
-        return hold.transaction
-    }
-
-    func performUnsafe<T: Sendable>(_ token: UInt64, _ body: @Sendable (Transaction) throws -> T) async throws -> T {
-        let transaction = try unsafe(token)
-        try Task.checkCancellation()
-        if !connection.isInTransaction { try begin() }
-        let handle = interruptHandle
-        handle.arm()
-        defer { handle.disarm() }
-        return try await withTaskCancellationHandler {
-            try self.runSavepoint(transaction, body)
-        } onCancel: {
-            handle.interrupt()
-        }
-    }
-
-    /// Runs one block of an unsafe transaction in a savepoint, so a block that throws leaves no trace
-    /// while the uncommitted work before it stays.
-    private func runSavepoint<T>(_ transaction: Transaction, _ body: (Transaction) throws -> T) throws -> T {
-        let changesBefore = transaction.changes
-        try connection.execute("SAVEPOINT strata_block")
-        do {
-            let result = try body(transaction)
-            connection.resetActiveStatements()
-            try connection.execute("RELEASE strata_block")
-            return result
-        } catch {
-            transaction.changes = changesBefore
-            connection.resetActiveStatements()
-            if connection.isInTransaction {
-                try? connection.execute("ROLLBACK TO strata_block")
-                try? connection.execute("RELEASE strata_block")
-            }
-            throw Self.cancellationOrError(error)
-        }
-    }
-
-    func commitUnsafe(_ token: UInt64) throws -> ChangeSet {
-        let transaction = try unsafe(token)
-        let changes = transaction.changes
-        if connection.isInTransaction {
-            do {
-                connection.resetActiveStatements()
-                try commit(changes)
-            } catch {
-                rollback()
-                transaction.changes = ChangeSet()
-                throw error
-            }
-        }
-        transaction.changes = ChangeSet()
-        return changes
-    }
-
-    func rollbackUnsafe(_ token: UInt64) throws {
-        let transaction = try unsafe(token)
-        rollback()
-        transaction.changes = ChangeSet()
-    }
-
-    func endUnsafe(_ token: UInt64) {
-        guard let hold = unsafeTransaction, hold.token == token else { return }
-        rollback()
-        hold.transaction.isOpen = false
-        unsafeTransaction = nil
-        unsafeHolder.withLock { $0 = nil }
-        passTurn()
-    }
-
-    /// Whether an unsafe transaction holds uncommitted changes.
-    func unsafeHasChanges(_ token: UInt64) throws -> Bool {
-        try unsafe(token).hasChanges
     }
 }
 

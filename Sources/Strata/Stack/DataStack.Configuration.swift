@@ -1,4 +1,6 @@
+public import CoreMetrics
 public import Logging
+public import Tracing
 import Foundation
 
 extension DataStack {
@@ -59,6 +61,37 @@ extension DataStack {
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
         /// are bound parameters and never appear in it. For debugging and logging; keep it fast.
         public var statementTrace: (@Sendable (String) -> Void)?
+        /// The name of the stack in its metrics: the value of their `stack` dimension (default
+        /// `"default"`), to tell apart several stacks of one process. Name the stack, never a stored value.
+        public var name: String = "default"
+        /// Where the stack's metrics go; `nil` (the default) means swift-metrics' global
+        /// `MetricsSystem.factory` as it is when the stack opens: bootstrap it before opening stacks. Until
+        /// a backend is bootstrapped it is the no-op factory, and the stack records nothing, not even a
+        /// clock reading. Pass `NOOPMetricsHandler.instance` to turn a stack's metrics off.
+        ///
+        /// The metrics, each with the `stack` dimension (``name``), never a stored value:
+        /// - `strata_transactions_total` (counter), with `outcome` `committed`, `rolled_back` (the
+        ///   closure threw, called ``Transaction/cancel()`` or its task was cancelled) or `failed` (the
+        ///   commit failed);
+        /// - `strata_commit_duration` (timer): how long each commit took;
+        /// - `strata_writer_wait` (timer): each wait for the writer's turn that suspended;
+        /// - `strata_reader_wait` (timer): each wait for a reader connection that suspended;
+        /// - `strata_observation_fetches_total` (counter): publishers' re-fetches;
+        /// - `strata_reader_pool_in_use` (meter): reader connections lent out now.
+        public var metricsFactory: (any MetricsFactory)?
+        /// Where the stack's spans go; `nil` (the default) means swift-distributed-tracing's
+        /// `InstrumentationSystem.tracer` as it is when the stack opens: bootstrap it before opening stacks.
+        /// Until one is bootstrapped it is the no-op tracer, and the stack starts no span. Pass
+        /// `NoOpTracer()` to turn a stack's tracing off.
+        ///
+        /// Each ``DataStack/perform(_:)`` runs in a `strata.transaction` span, and each read (the fetches,
+        /// ``DataStack/read(_:)``) in a `strata.read` span. They start in the calling task, so the caller's
+        /// span (the task-local `InstrumentationContext`) is their parent; spans started inside the closure
+        /// are their children. They cover the wait for the writer or a reader, carry `strata.entities` (the
+        /// entity names a transaction changed, or the entity a fetch reads) and `strata.statements` (how
+        /// many statements the closure ran), and record a thrown error by its code and message (or, for
+        /// errors not Strata's, only its type): never a stored value.
+        public var tracer: (any Tracer)?
         /// The name of a registered SQLite VFS that every connection of the stack (the writer, the
         /// readers, the cursors) opens the store through; `nil` for SQLite's default. Internal: tests
         /// set it (through `@testable import`) to inject I/O faults.

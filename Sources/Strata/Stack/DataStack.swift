@@ -1,4 +1,6 @@
+import CoreMetrics
 import Logging
+import Tracing
 
 /// The entry point of Strata: one store, one writer, a pool of readers.
 ///
@@ -139,23 +141,28 @@ public final class DataStack: Sendable {
         self.store = store
         self.feed = feed
         self.files = files
+        let metrics = StackMetrics.make(
+            factory: configuration.metricsFactory ?? MetricsSystem.factory, stack: configuration.name)
+        let tracer = StackTracer.make(configuration.tracer ?? InstrumentationSystem.tracer)
         let generations = GenerationRegistry(
             files: files, logger: configuration.logger, warningSize: configuration.readGenerationWALWarningSize)
         self.generations = generations
         self.writer = try await Writer.open(
             files: files, options: options, store: store, feed: feed, logger: configuration.logger,
-            longWait: configuration.longWaitThreshold, history: configuration.history, generations: generations)
+            longWait: configuration.longWaitThreshold, history: configuration.history, generations: generations,
+            metrics: metrics, tracer: tracer)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
             watchedPath: location.isTemporary ? nil : location.path,
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,
-            logger: configuration.logger)
+            logger: configuration.logger, metrics: metrics)
         var readerOptions = options
         readerOptions.storeTag = writer.storeTag
         readerOptions.readOnly = true
         readerOptions.create = false
         self.readers = ReaderPool(
-            files: files, options: readerOptions, capacity: configuration.maximumReaderCount, waitLog: waitLog)
+            files: files, options: readerOptions, capacity: configuration.maximumReaderCount, waitLog: waitLog,
+            metrics: metrics, tracer: tracer)
         self.cursors = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
             label: "strata.cursor", waitLog: waitLog)
@@ -232,25 +239,27 @@ public final class DataStack: Sendable {
     /// Every object that matches, in the requested order.
     public func fetchAll<E: Entity>(_ from: From<E>) async throws -> [E] {
         let store = self.store
-        return try await readers.read { try $0.fetchAll(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchAll(from, store: store) }
     }
 
     /// The first object that matches, or `nil`.
     public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
         let store = self.store
-        return try await readers.read { try $0.fetchAll(from.limit(1), store: store).first }
+        return try await readers.read(entity: E.entityDescription.name) {
+            try $0.fetchAll(from.limit(1), store: store).first
+        }
     }
 
     /// The number of objects that match.
     public func fetchCount<E: Entity>(_ from: From<E>) async throws -> Int {
         let store = self.store
-        return try await readers.read { try $0.fetchCount(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchCount(from, store: store) }
     }
 
     /// The IDs of the objects that match, in the requested order.
     public func fetchIDs<E: Entity>(_ from: From<E>) async throws -> [EntityID<E>] {
         let store = self.store
-        return try await readers.read { try $0.fetchIDs(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchIDs(from, store: store) }
     }
 
     /// The objects that match, delivered in batches of the fetch's ``Tweak/batchSize(_:)`` (256 unless
@@ -273,7 +282,7 @@ public final class DataStack: Sendable {
     /// The ID of the first object that matches, or `nil`.
     public func fetchID<E: Entity>(_ from: From<E>) async throws -> EntityID<E>? {
         let store = self.store
-        return try await readers.read { try $0.fetchID(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchID(from, store: store) }
     }
 
     /// The value of a one-value query (an aggregate, or a field of the first matching row); `nil` when
@@ -288,7 +297,7 @@ public final class DataStack: Sendable {
     ///   value not representable as `T`, and the raw ``DatabaseValue`` from `row[key]`.
     public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) async throws -> T? {
         let store = self.store
-        return try await readers.read { try $0.queryValue(query, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.queryValue(query, store: store) }
     }
 
     /// The rows of an attributes query, each value under its term's key.
@@ -300,13 +309,13 @@ public final class DataStack: Sendable {
     /// ```
     public func queryAttributes<E: Entity>(_ query: Query<E, QueryRow>) async throws -> [QueryRow] {
         let store = self.store
-        return try await readers.read { try $0.queryRows(query, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.queryRows(query, store: store) }
     }
 
     /// The object with this ID, or `nil` when it does not exist (any more).
     public func fetchExisting<E: Entity>(_ id: EntityID<E>) async throws -> E? {
         let store = self.store
-        return try await readers.read { try $0.fetchExisting(id, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchExisting(id, store: store) }
     }
 
     /// The objects with these IDs, in the order given, skipping those that do not exist; read in one
@@ -315,7 +324,9 @@ public final class DataStack: Sendable {
     public func fetchExisting<E: Entity, S: Sequence>(_ ids: S) async throws -> [E] where S.Element == EntityID<E> {
         let store = self.store
         let ids = Array(ids)
-        return try await readers.read { try $0.fetchExisting(ids: ids, store: store) }
+        return try await readers.read(entity: E.entityDescription.name) {
+            try $0.fetchExisting(ids: ids, store: store)
+        }
     }
 
     /// The current stored version of an object, or `nil` when it was deleted.

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import Synchronization
 
@@ -39,11 +40,14 @@ final class ObservationCenter: Sendable {
     private let permits: LeasePool<Void>
 
     private let logger: Logger
+    /// The stack's metrics, `nil` when they go nowhere: each fetch is counted.
+    private let metrics: StackMetrics?
 
     init(
         feed: CommitFeed, writer: Writer, pollInterval: Duration?, watchedPath: String? = nil,
-        maximumConcurrentFetches: Int, logger: Logger = Logger(label: "strata")
+        maximumConcurrentFetches: Int, logger: Logger = Logger(label: "strata"), metrics: StackMetrics? = nil
     ) {
+        self.metrics = metrics
         self.logger = logger
         self.feed = feed
         self.writer = writer
@@ -58,12 +62,19 @@ final class ObservationCenter: Sendable {
     func withFetchPermit<T>(_ body: () async throws -> T) async throws -> T {
         _ = try await permits.acquire()
         defer { permits.release(()) }
+        metrics?.observationFetches.increment()
         return try await body()
     }
 
     /// Takes a fetch permit without waiting; give it back with ``releaseFetchPermit()``.
+    /// (Count the fetch with ``noteFetch()`` once it starts.)
     func tryFetchPermit() -> Bool {
         (try? permits.tryAcquire()) != nil
+    }
+
+    /// Counts a fetch started with a permit from ``tryFetchPermit()``.
+    func noteFetch() {
+        metrics?.observationFetches.increment()
     }
 
     func releaseFetchPermit() {

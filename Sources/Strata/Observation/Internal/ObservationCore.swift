@@ -105,6 +105,7 @@ final class ObservationCore<Value: Sendable>: Sendable {
             center.releaseFetchPermit()
             return startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
         }
+        center.noteFetch()
         Task(executorPreference: reader.executor) { [weak self] in
             let result: Result<Value, any Error>
             do {
@@ -128,7 +129,10 @@ final class ObservationCore<Value: Sendable>: Sendable {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await center.withFetchPermit {
-                    try await readers.read { connection in try fetch(previous, changes, connection) }
+                    // A lease, not `read`: an observation fetch is no read of a caller's, so it has no span.
+                    try await readers.acquire().lease(returningTo: readers) { connection in
+                        try fetch(previous, changes, connection)
+                    }
                 })
             } catch {
                 result = .failure(error)

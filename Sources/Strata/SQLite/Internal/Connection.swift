@@ -45,6 +45,9 @@ final class Connection {
     /// The busy handler's state; SQLite holds an unretained pointer to it while the handle is open.
     private var busyWait: BusyWait?
     private(set) var isClosed = false
+    /// How many statements this connection has been asked to run (prepared, or taken from a cache), for
+    /// the statement count of a trace span: a plain increment, since one executor uses the connection.
+    private(set) var statementCount = 0
     /// The tag of the store: IDs decoded on this connection carry it, and IDs with another tag are
     /// refused by the store (see `EntityID`).
     var storeTag: UInt32
@@ -207,6 +210,7 @@ final class Connection {
     @usableFromInline
     func cachedStatement(_ sql: String) throws(StrataError) -> Statement {
         if isClosed { throw Connection.closedError }
+        statementCount &+= 1
         if let index = cache.index(forKey: sql) {
             let statement = cache.values[index]
             statement.reset()
@@ -230,6 +234,7 @@ final class Connection {
     /// is reset but keeps its last bindings, which clearing would cost on every insert: bind every
     /// parameter.
     func statement(_ key: StatementKey) throws(StrataError) -> Statement {
+        statementCount &+= 1
         if let statement = keyed[ObjectIdentifier(key)] {
             statement.resetKeepingBindings()
             return statement
@@ -278,12 +283,14 @@ final class Connection {
     /// A prepared statement that is not cached (for SQL that runs once).
     func makeStatement(_ sql: String) throws(StrataError) -> Statement {
         if isClosed { throw Connection.closedError }
+        statementCount &+= 1
         return try Statement(connection: self, sql: sql)
     }
 
     /// Runs SQL without parameters and discards any rows. May hold several statements.
     func execute(_ sql: String) throws(StrataError) {
         if isClosed { throw Connection.closedError }
+        statementCount &+= 1
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
