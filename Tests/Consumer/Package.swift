@@ -9,11 +9,17 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         .package(name: "Strata", path: "../.."),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .testTarget(
             name: "ReadmeSnippetTests",
-            dependencies: [.product(name: "Strata", package: "Strata")]
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
     ]
 )

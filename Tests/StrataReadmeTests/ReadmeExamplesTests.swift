@@ -1,7 +1,9 @@
 // The README's snippets, kept here so that they compile and run. Keep the two in step.
 import Foundation
+import Metrics
 import Strata
 import Testing
+import Tracing
 
 enum Request { @TaskLocal static var author: String? }
 
@@ -503,5 +505,41 @@ struct ReadmeGenerationTests {
         try await other.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Bob" } }
         #expect(await iterator.next()?.isExternal == true)
         #expect(await reader.value == ["Person", "external"])
+    }
+}
+
+/// The README's tracing example: a transaction inside a request's span.
+func readmeTracedRequest(_ stack: DataStack, name: String) async throws {
+    // In a request handler: the transaction's span is a child of the request's.
+    try await withSpan("POST /people") { _ in
+        try await stack.perform { tx in
+            try tx.create(Into<Person>()) { $0.name = name }
+        }
+    }
+}
+
+/// The README's configuration example with a stack's own metrics factory and tracer.
+func readmeMetricsConfiguration(schema: Schema, path: String, myTracer: any Tracer) async throws -> DataStack {
+    var configuration = DataStack.Configuration()
+    configuration.name = "catalog"                      // the `stack` dimension
+    configuration.metricsFactory = NOOPMetricsHandler.instance   // no metrics for this stack
+    configuration.tracer = myTracer                     // spans to this tracer, not the global one
+    let stack = try await DataStack(schema, storage: SQLiteStore(path: path),
+                                    configuration: configuration)
+    return stack
+}
+
+@Suite("README metrics and tracing examples")
+struct ReadmeMetricsTests {
+    @Test("a traced request commits; a stack opens with its own factory and tracer")
+    func tracing() async throws {
+        let directory = try readmeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stack = try await readmeMetricsConfiguration(
+            schema: Schema("V1", Person.self), path: directory.appendingPathComponent("catalog.sqlite").path,
+            myTracer: NoOpTracer())
+        try await readmeTracedRequest(stack, name: "Ada")
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+        await stack.close()
     }
 }
