@@ -81,7 +81,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataReadmeTests",
-            dependencies: ["Strata"],
+            dependencies: [
+                "Strata",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -513,7 +513,7 @@ func readmeTracedRequest(_ stack: DataStack, name: String) async throws {
     // In a request handler: the transaction's span is a child of the request's.
     try await withSpan("POST /people") { _ in
         try await stack.perform { tx in
-            try tx.create(Into<Person>()) { $0.name = name }
+            _ = try tx.create(Into<Person>()) { $0.name = name }
         }
     }
 }
