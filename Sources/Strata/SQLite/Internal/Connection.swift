@@ -337,69 +337,10 @@ final class Connection {
 
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
-    // MARK: Errors
-
-    /// An error for a failed call, with SQLite's codes and message.
-    func error(rc: Int32, sql: String?, message: String? = nil) -> StrataError {
-        let extended = sqlite3_extended_errcode(handle)
-        let primary = rc & 0xFF
-        let text = message ?? String(cString: sqlite3_errmsg(handle))
-        let code: StrataError.Code
-        var what = text
-        switch primary {
-        case SQLITE_CONSTRAINT:
-            code = extended == SQLiteCode.constraintUnique || extended == SQLiteCode.constraintPrimaryKey
-                ? .uniqueConstraint : .constraint
-        case SQLITE_NOTADB:
-            code = .notADatabase
-            what = "The file at \(path) is not a SQLite database; it was left untouched (\(text))."
-        case SQLITE_READONLY:
-            code = .readOnly
-            what = "The database at \(path) can only be read: \(text). Open it from a writable location."
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            code = .busy
-            what = "The database stayed locked longer than the busy timeout: \(text)."
-        case SQLITE_INTERRUPT:
-            code = .interrupted
-            what = "The statement was interrupted because its task was cancelled."
-        case SQLITE_CANTOPEN:
-            code = .cannotOpen
-        case SQLITE_CORRUPT:
-            code = .corrupt
-            what = "The database at \(path) is damaged (\(text)). Strata leaves the file as it is: restore a "
-                + "backup, or copy out what can be read with the sqlite3 shell's .recover command."
-        case SQLITE_FULL:
-            code = .diskFull
-            what = "The disk holding \(path) is full (\(text)); nothing was written. Free some space and try again."
-        case SQLITE_IOERR:
-            code = .ioError
-            what = "The operating system failed a read, write or sync of \(path) (\(text), extended code \(extended))."
-        default:
-            code = .sqlite
-        }
-        return StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
-    }
 }
 
 @available(*, unavailable)
 extension Connection: Sendable {}
-
-/// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as
-/// long as the stack (or forever, for the static ones), so an identity is never reused while a
-/// connection caches a statement under it.
-final class StatementKey: Sendable {
-    let sql: String
-
-    init(_ sql: String) {
-        self.sql = sql
-    }
-
-    static let beginImmediate = StatementKey("BEGIN IMMEDIATE")
-    static let beginDeferred = StatementKey("BEGIN DEFERRED")
-    static let commit = StatementKey("COMMIT")
-    static let rollback = StatementKey("ROLLBACK")
-}
 
 /// Holds a trace closure for SQLite's C callback.
 final class TraceBox: Sendable {
@@ -408,12 +349,4 @@ final class TraceBox: Sendable {
     init(_ trace: @escaping @Sendable (String) -> Void) {
         self.trace = trace
     }
-}
-
-/// Extended result codes that C defines as macros Swift cannot import.
-enum SQLiteCode {
-    /// `SQLITE_CONSTRAINT_UNIQUE`.
-    static let constraintUnique: Int32 = 2067
-    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
-    static let constraintPrimaryKey: Int32 = 1555
 }

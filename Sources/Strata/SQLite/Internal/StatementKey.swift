@@ -1,0 +1,15 @@
+/// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as
+/// long as the stack (or forever, for the static ones), so an identity is never reused while a
+/// connection caches a statement under it.
+final class StatementKey: Sendable {
+    let sql: String
+
+    init(_ sql: String) {
+        self.sql = sql
+    }
+
+    static let beginImmediate = StatementKey("BEGIN IMMEDIATE")
+    static let beginDeferred = StatementKey("BEGIN DEFERRED")
+    static let commit = StatementKey("COMMIT")
+    static let rollback = StatementKey("ROLLBACK")
+}
