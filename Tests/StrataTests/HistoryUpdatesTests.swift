@@ -135,15 +135,20 @@ struct HistoryUpdatesTests {
 
 @Suite("History and other connections' change sets", .timeLimit(.minutes(1)))
 struct HistoryExternalChangeTests {
+    /// Two stacks on one file, recording history; the watch, not the hour-long poll, delivers changes.
+    static func twoStacks(_ path: String) async throws -> (DataStack, DataStack) {
+        var configuration = DataStack.Configuration()
+        configuration.history = HistoryOptions()
+        configuration.externalChangePollInterval = .seconds(3600)
+        return (
+            try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration),
+            try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration))
+    }
+
     @Test("with history on, another stack's commit reaches changes() as its exact change set, not an unknown one")
     func exactExternalChangeSets() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("exact.sqlite")
-        var configuration = DataStack.Configuration()
-        configuration.history = HistoryOptions()
-        configuration.externalChangePollInterval = .seconds(3600)     // the watch, not the poll, delivers
-        let first = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
-        let second = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        let (first, second) = try await Self.twoStacks(directory.path("shared.sqlite"))
         var changes = first.changes().makeAsyncIterator()
         let counter = try await second.perform { tx in try tx.create(Into<Counter>()) { $0.key = "k" }.id }
         var received = ChangeSet()
@@ -157,18 +162,11 @@ struct HistoryExternalChangeTests {
         await first.close()
         await second.close()
     }
-}
 
-extension HistoryExternalChangeTests {
     @Test("with history on, another stack's commit to one entity costs a publisher of another entity nothing")
     func onlyConcernedPublishersFetch() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("fetches.sqlite")
-        var configuration = DataStack.Configuration()
-        configuration.history = HistoryOptions()
-        configuration.externalChangePollInterval = .seconds(3600)
-        let first = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
-        let second = try await DataStack(testSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        let (first, second) = try await Self.twoStacks(directory.path("shared.sqlite"))
         let people = first.listPublisher(From<Person>())
         let counters = first.countPublisher(From<Counter>())
         var peopleIterator = people.makeAsyncIterator()
