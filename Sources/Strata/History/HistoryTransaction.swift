@@ -21,7 +21,7 @@ public struct HistoryTransaction: Sendable, Identifiable, Equatable {
     public let contextName: String?
     /// What it created, edited (with the changed fields) and deleted, per entity; for deleted objects,
     /// the values the history preserves (``ChangeSet/preservedValues(of:)``).
-    public let changes: ChangeSet
+    public internal(set) var changes: ChangeSet
 
     /// The token, which identifies the transaction.
     public var id: HistoryToken { token }

@@ -48,8 +48,8 @@ struct HistoryRecorder {
     /// read in one read transaction when the connection has none open.
     mutating func scanOthers(on connection: Connection) throws(StrataError) -> ChangeSet? {
         let ownTransaction = !connection.isInTransaction
-        if ownTransaction { try connection.execute("BEGIN DEFERRED") }
-        defer { if ownTransaction { try? connection.execute("COMMIT") } }
+        if ownTransaction { try connection.run(.beginDeferred) }
+        defer { if ownTransaction { try? connection.run(.commit) } }
         let transactions: [HistoryTransaction]
         do {
             transactions = try HistoryStore.read(HistoryStore.Filter(after: scanned), on: connection)

@@ -184,23 +184,13 @@ enum HistoryStore {
         try statement.bind([.integer(first), .integer(last)])
         var positions: [Int64: Int] = [:]
         for (position, transaction) in transactions.enumerated() { positions[transaction.token.rawValue] = position }
-        var changeSets: [Int64: ChangeSet] = [:]
         while try statement.step() {
             guard case .integer(let token) = statement.value(at: 0), let position = positions[token],
                 let entity = statement.value(at: 1).text, case .integer(let id) = statement.value(at: 2),
-                let field = statement.value(at: 3).text
+                let field = statement.value(at: 3).text,
+                transactions[position].changes.entities[entity]?.deleted.contains(id) == true
             else { continue }
-            var changes = changeSets[token] ?? transactions[position].changes
-            guard changes.entities[entity]?.deleted.contains(id) == true else { continue }
-            changes.entities[entity]?.deletedValues[id, default: [:]][field] = statement.value(at: 4)
-            changeSets[token] = changes
-        }
-        for (token, changes) in changeSets {
-            guard let position = positions[token] else { continue }
-            let transaction = transactions[position]
-            transactions[position] = HistoryTransaction(
-                token: transaction.token, date: transaction.date, author: transaction.author,
-                contextName: transaction.contextName, changes: changes)
+            transactions[position].changes.entities[entity]?.deletedValues[id, default: [:]][field] = statement.value(at: 4)
         }
     }
 
