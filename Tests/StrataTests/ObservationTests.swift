@@ -317,11 +317,13 @@ struct ObservationLoadTests {
         }
         for await _ in started { break }
         #expect(stack.observation.observerCount == 1)
+        #expect(stack.activeObservations == 1)
         consumer.cancel()
         #expect(try await consumer.value == 1)
         #expect(publisher.core.consumerCount == 0)
         #expect(!publisher.core.isActive)
         #expect(stack.observation.observerCount == 0)
+        #expect(stack.activeObservations == 0)
     }
 
     @Test("a publisher nobody consumes does no work")

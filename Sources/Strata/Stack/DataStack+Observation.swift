@@ -117,4 +117,13 @@ extension DataStack {
             })
         return ListPublisher(core: core, engine: engine)
     }
+
+    /// How many observations are active now: publishers being iterated (however many consumers
+    /// share one) and live ``changes()`` streams.
+    ///
+    /// A publisher stops being active as soon as its last iteration ends: when the consuming loop
+    /// returns or breaks, or its task is cancelled (a server's handler whose client disconnected).
+    /// A server can report it, or a test check with it that disconnected clients released what
+    /// they observed.
+    public var activeObservations: Int { observation.activeCount }
 }

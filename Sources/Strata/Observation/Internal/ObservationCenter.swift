@@ -166,6 +166,9 @@ final class ObservationCenter: Sendable {
     /// The number of registered observers.
     var observerCount: Int { state.withLock { $0.observers.count } }
 
+    /// The registered observers and the live change streams.
+    var activeCount: Int { state.withLock { $0.observers.count + $0.streamCount } }
+
     private func dispatch(_ changes: ChangeSet) {
         let observers = state.withLock { Array($0.observers.values) }
         for observer in observers where observer.isRelevant(changes) {
