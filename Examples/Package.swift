@@ -1,0 +1,103 @@
+// swift-tools-version: 6.2
+// Strata's example service: a task board served over HTTP by Hummingbird, with its tests (a real
+// client over loopback) and its load benchmark (the same service on GRDB's `DatabasePool`, driven by
+// a load generator). A package of its own, so that Strata's users never build Hummingbird or GRDB.
+import PackageDescription
+
+/// The same upcoming features as Strata's own targets.
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "StrataExamples",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "board-server", targets: ["BoardServer"]),
+        .executable(name: "board-server-grdb", targets: ["BoardServerGRDB"]),
+        .executable(name: "board-load", targets: ["BoardLoad"]),
+    ],
+    dependencies: [
+        .package(name: "Strata", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // The tests' real HTTP client. HummingbirdTesting already builds it (with BoringSSL), so a
+        // hand-written client would not make the build cheaper.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ],
+    targets: [
+        // The service on Strata: entities, routes, error mapping, the live endpoint, the stack as a
+        // service of the service group.
+        .target(
+            name: "Board",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "BoardServer",
+            dependencies: [
+                "Board",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        // The same service on GRDB's DatabasePool, for the load benchmark only.
+        .target(
+            name: "BoardGRDB",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "BoardServerGRDB",
+            dependencies: [
+                "BoardGRDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        // A load generator: keep-alive HTTP/1.1 connections over loopback, a mixed read/write load.
+        .executableTarget(
+            name: "BoardLoad",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "BoardTests",
+            dependencies: [
+                "Board",
+                "BoardServer",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+print("board-load: not built yet")

@@ -1,0 +1,4 @@
+import Board
+import Strata
+
+print("board-server: not built yet", boardSchema.version)

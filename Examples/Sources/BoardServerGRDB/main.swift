@@ -1,0 +1,1 @@
+print("board-server-grdb: not built yet")
