@@ -2,6 +2,10 @@
 // Strata's example service: a task board served over HTTP by Hummingbird, with its tests (a real
 // client over loopback) and its load benchmark (the same service on GRDB's `DatabasePool`, driven by
 // a load generator). A package of its own, so that Strata's users never build Hummingbird or GRDB.
+//
+// It is also a client package as a user's would be: `ReadmeSnippetTests` compiles and runs the
+// README's snippets with default settings (no upcoming or experimental features), so that an example
+// that needs a setting Strata's own targets enable fails here. `.ci/run` runs both test targets.
 import PackageDescription
 
 /// The same upcoming features as Strata's own targets.
@@ -26,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // The tests' real HTTP client. HummingbirdTesting already builds it (with BoringSSL), so a
@@ -97,6 +102,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: upcomingFeatures
+        ),
+        // The README's snippets, with default settings on purpose (no `swiftSettings`).
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
