@@ -172,7 +172,7 @@ actor Writer {
         guard try externalChangeCheck() else { return nil }
         // A commit that recorded no history (a purge, or a connection that is not Strata's): anything may
         // have changed.
-        return try history?.scanOthers(on: connection) ?? .external
+        return try history?.scanOthers(on: connection) ?? .unknownExternal
     }
 
     // MARK: Transactions

@@ -5,7 +5,7 @@ extension DataStack {
         let core = ObservationCore<E?>(
             center: observation, readers: readers,
             isRelevant: { changes in
-                guard !changes.isExternal else { return true }
+                guard !changes.isUnknown else { return true }
                 let entity = changes.changes(for: E.self)
                 return entity.updated[id.rawValue] != nil || entity.deleted.contains(id.rawValue)
             },
@@ -56,7 +56,7 @@ extension DataStack {
         let core = ObservationCore<ObjectChange<E>>(
             center: observation, readers: readers,
             isRelevant: { changes in
-                guard !changes.isExternal else { return true }
+                guard !changes.isUnknown else { return true }
                 let entity = changes.changes(for: E.self)
                 if entity.deleted.contains(id.rawValue) { return true }
                 return !(entity.updated[id.rawValue] ?? []).isDisjoint(with: observed)

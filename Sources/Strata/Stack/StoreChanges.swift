@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// for await changes in stack.changes() {
-///     if changes.isExternal {
+///     if changes.isUnknown {
 ///         print("another process committed")   // no details: anything may have changed
 ///     } else {
 ///         print(changes.changedEntityNames, changes.insertedIDs(Person.self))
@@ -15,12 +15,12 @@
 /// It yields:
 /// - one change set per commit of the stack that changed something, in commit order;
 /// - one change set with ``ChangeSet/isExternal`` set each time the stack notices commits of another
-///   connection (another process, or another `DataStack` on the same file). It carries no details, and
-///   one may stand for several commits. A file store notices them within milliseconds (a file-system
+///   connection (another process, or another `DataStack` on the same file); one may stand for several
+///   commits. A file store notices them within milliseconds (a file-system
 ///   watch, backed by a poll; see ``DataStack/Configuration/externalChangePollInterval``, whose `nil`
 ///   turns them off). When the store keeps a persistent history (``DataStack/Configuration/history``),
-///   the change set is instead the exact changes those commits recorded (``ChangeSet/isExternal`` is
-///   then `false`), merged into one when several are noticed at once.
+///   the change set holds the exact changes those commits recorded, merged into one when several are
+///   noticed at once; otherwise ``ChangeSet/isUnknown`` is set as well: it carries no details.
 ///
 /// An external change set comes in the order the stack noticed the outside commit: after every change
 /// set of the stack committed before that, before every one committed after. The first one after you

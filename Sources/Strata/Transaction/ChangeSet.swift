@@ -7,26 +7,34 @@
 public struct ChangeSet: Sendable, Equatable {
     /// The changes, keyed by entity name.
     public internal(set) var entities: [String: EntityChanges] = [:]
-    /// Whether the changes were made outside this stack (another process or another `DataStack` on the
-    /// same file). Such a change set carries no details: anything may have changed.
+    /// Whether the changes were committed outside this stack: by another process, or another
+    /// `DataStack` on the same file.
+    ///
+    /// When the store keeps a persistent history, such a change set holds the exact changes those
+    /// commits recorded; otherwise ``isUnknown`` is set too.
     public internal(set) var isExternal = false
+    /// Whether what changed is unknown: another connection committed, and the store keeps no history
+    /// to read its changes from (or they were purged before this stack read them). Anything may have
+    /// changed; the change set names no entity. ``isExternal`` is set too.
+    public internal(set) var isUnknown = false
 
     /// An empty change set.
     public init() {}
 
     /// A change set for commits made outside this stack, whose details are unknown.
-    static var external: ChangeSet {
+    static var unknownExternal: ChangeSet {
         var changes = ChangeSet()
         changes.isExternal = true
+        changes.isUnknown = true
         return changes
     }
 
     /// Whether the commit changed nothing.
-    public var isEmpty: Bool { !isExternal && entities.values.allSatisfy(\.isEmpty) }
+    public var isEmpty: Bool { !isUnknown && entities.values.allSatisfy(\.isEmpty) }
 
     /// Whether the commit may have changed objects of any of these entities.
     func touches(_ names: Set<String>) -> Bool {
-        isExternal || names.contains { entities[$0].map { !$0.isEmpty } ?? false }
+        isUnknown || names.contains { entities[$0].map { !$0.isEmpty } ?? false }
     }
 
     /// The names of the entities the commit changed.
@@ -88,6 +96,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// Adds the changes of a later commit: the result is what both commits did together.
     mutating func merge(_ later: ChangeSet) {
         if later.isExternal { isExternal = true }
+        if later.isUnknown { isUnknown = true }
         for (name, changes) in later.entities {
             for run in changes.insertedRanges.ranges { recordInserts(entity: name, ids: run.lowerBound...(run.upperBound - 1)) }
             for (id, fields) in changes.updated { recordUpdate(entity: name, id: id, fields: fields) }

@@ -57,13 +57,14 @@ struct HistoryRecorder {
             // Another process purged what was not read yet: anything may have changed.
             scanned = try HistoryStore.currentToken(connection) ?? scanned
             own = []
-            return .external
+            return .unknownExternal
         }
         var merged: ChangeSet?
         for transaction in transactions where !own.contains(transaction.token.rawValue) {
             if merged == nil { merged = ChangeSet() }
             merged?.merge(transaction.changes)
         }
+        merged?.isExternal = true
         if let last = transactions.last?.token.rawValue {
             scanned = last
             own = own.filter { $0 > last }

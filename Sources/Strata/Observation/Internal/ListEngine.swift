@@ -143,7 +143,7 @@ struct ListEngine<E: Entity>: Sendable {
         guard sortFields != nil else { return nil }
         var touched: Set<Int64> = []
         for change in changes {
-            if change.isExternal { return nil }
+            if change.isUnknown { return nil }
             for (name, entityChanges) in change.entities where !entityChanges.isEmpty {
                 if name == entityName {
                     touched.formUnion(entityChanges.inserted)

@@ -140,7 +140,7 @@ final class ObservationCenter: Sendable {
     ///
     /// Called on the writer's thread, between two of the stack's transactions, right after the check
     /// that noticed the commit: the change set lands in the feed in order with the stack's own.
-    func externalChangeDetected(_ changes: ChangeSet = .external) {
+    func externalChangeDetected(_ changes: ChangeSet = .unknownExternal) {
         logger.trace("external change detected")
         feed.publish(changes, local: false)
     }
