@@ -27,6 +27,14 @@ struct StackTracer: Sendable {
         return try InstrumentationContext.withValue(span.context, operation: body)
     }
 
+    /// Runs `body` with `span`'s context as the task-local one, so spans the body starts are its children.
+    static func within<T>(
+        _ span: (any Span)?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard let span else { return try await body() }
+        return try await InstrumentationContext.withValue(span.context, operation: body)
+    }
+
     /// Records `error` on `span` (by its code and message, or its type: never a value) and ends it.
     static func finish(_ span: any Span, error: (any Error)?) {
         if let error {
