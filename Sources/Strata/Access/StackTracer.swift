@@ -1,8 +1,10 @@
 import Tracing
 
-/// The tracer of one stack: a `strata.transaction` span around each transaction and a `strata.read`
-/// span around each read, started in the calling task (so the caller's span, from the task-local
-/// `InstrumentationContext`, is their parent) without a hop of its own.
+/// The tracer of one stack: a `strata.transaction` span around each transaction, a
+/// `strata.unsafe_transaction` span around each unsafe one, and a `strata.read` span around each read
+/// (a fetch, a read generation's read, a `fetchBatches` iteration), started in the calling task (so the
+/// caller's span, from the task-local `InstrumentationContext`, is their parent) without a hop of its
+/// own. Observation fetches, which have no caller, start none.
 ///
 /// A stack whose tracer is the no-op one (the default until the app bootstraps one) has none: callers
 /// hold a `StackTracer?` that is `nil` then, and start no span at all.
