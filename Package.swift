@@ -26,6 +26,9 @@ let package = Package(
         // Metrics and tracing: API packages only, no-ops until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Documentation build only: a command plugin (`swift package generate-documentation`) that
+        // no target depends on, so users never build it into their products.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -17,21 +17,30 @@ struct MetricsTracingTests {
         let tracer = InMemoryTracer()
         let dimensions = [("stack", "metrics-test")]
 
-        func stack(readers: Int = 4) async throws -> DataStack {
+        func configuration(readers: Int = 4) -> DataStack.Configuration {
             var configuration = DataStack.Configuration()
             configuration.name = "metrics-test"
             configuration.metricsFactory = metrics
             configuration.tracer = tracer
             configuration.maximumReaderCount = readers
-            return try await makeStack(configuration: configuration).0
+            return configuration
+        }
+
+        func stack(readers: Int = 4) async throws -> DataStack {
+            try await makeStack(configuration: configuration(readers: readers)).0
+        }
+
+        /// The dimensions of a pool's metrics (`reader`, `cursor` or `generation`).
+        func pool(_ name: String) -> [(String, String)] {
+            dimensions + [("pool", name)]
         }
 
         func transactions(_ outcome: String) throws -> Int64 {
             try metrics.expectCounter("strata_transactions_total", dimensions + [("outcome", outcome)]).totalValue
         }
 
-        func timerValues(_ label: String) -> [Int64] {
-            (try? metrics.expectTimer(label, dimensions).values) ?? []
+        func timerValues(_ label: String, pool name: String? = nil) -> [Int64] {
+            (try? metrics.expectTimer(label, name.map(pool) ?? dimensions).values) ?? []
         }
 
         func spans(_ name: String) -> [FinishedInMemorySpan] {
@@ -87,14 +96,14 @@ struct MetricsTracingTests {
         let latch = Latch()
         let holder = Task { try await stack.read { _ in latch.hold() } }
         await latch.reached()
-        let inUse = try instruments.metrics.expectMeter("strata_reader_pool_in_use", instruments.dimensions)
+        let inUse = try instruments.metrics.expectMeter("strata_reader_pool_in_use", instruments.pool("reader"))
         #expect(inUse.lastValue == 1)
         let waiter = Task { try await stack.fetchCount(From<Person>()) }
         while stack.readers.waiterCount == 0 { await Task.yield() }
         latch.release()
         try await holder.value
         #expect(try await waiter.value == 0)
-        #expect(instruments.timerValues("strata_reader_wait").count == 1)
+        #expect(instruments.timerValues("strata_reader_wait", pool: "reader").count == 1)
         #expect(inUse.lastValue == 0)
     }
 

@@ -141,13 +141,14 @@ actor ReaderConnection {
         }.get()
     }
 
-    /// Decodes up to `count` more objects from the open cursor, and loads what they prefetch.
+    /// Decodes up to `count` more objects from the open cursor, and loads what they prefetch; returns
+    /// them with the number of statements the prefetch ran.
     func nextBatch<E: Entity>(
         _ type: E.Type, count: Int, prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
-    ) async throws -> [E] {
+    ) async throws -> (objects: [E], statements: Int) {
         try await interruptible { reader in
-            Result { () throws -> [E] in
-                guard let statement = reader.cursor else { return [] }
+            Result { () throws -> (objects: [E], statements: Int) in
+                guard let statement = reader.cursor else { return ([], 0) }
                 try Task.checkCancellation()
                 var batch: [E] = []
                 batch.reserveCapacity(count)
@@ -159,8 +160,9 @@ actor ReaderConnection {
                 } catch let error as StrataError {
                     throw error.with(entity: E.entityDescription.name)
                 }
+                let statementsBefore = reader.connection.statementCount
                 if let prefetch, !batch.isEmpty { try prefetch(&batch, reader.connection) }
-                return batch
+                return (batch, reader.connection.statementCount &- statementsBefore)
             }
         }.mapError { error -> any Error in
             endTransaction()
@@ -235,13 +237,19 @@ actor ReaderConnection {
     /// - Throws: what `body` throws; ``PinFailure/unpinned`` when the token no longer holds the
     ///   connection; ``PinFailure/transactionLost(underlying:)`` when the transaction was not open at
     ///   the end (its result could mix states, so it is not returned).
-    func readPinned<T: Sendable>(_ token: UInt64, _ body: @Sendable (Connection) throws -> T) async throws -> T {
+    ///
+    /// With a `span`, the body runs in its context, and the statements it ran are set on it.
+    func readPinned<T: Sendable>(
+        _ token: UInt64, span: (any Span)? = nil, _ body: @Sendable (Connection) throws -> T
+    ) async throws -> T {
         try await interruptible { reader in
             Result { () throws -> T in
                 try reader.checkPinned(token)
                 guard reader.connection.isInTransaction else { throw PinFailure.transactionLost(underlying: nil) }
                 try Task.checkCancellation()
-                let result = Result { try body(reader.connection) }
+                let statementsBefore = reader.connection.statementCount
+                let result = Result { try StackTracer.within(span) { try body(reader.connection) } }
+                span?.setStrataAttributes(statements: reader.connection.statementCount &- statementsBefore, entities: [])
                 reader.connection.resetActiveStatements()
                 guard reader.connection.isInTransaction else {
                     if case .failure(let error) = result { throw PinFailure.transactionLost(underlying: error) }

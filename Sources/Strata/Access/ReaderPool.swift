@@ -15,10 +15,11 @@ final class ReaderPool: Sendable {
     private let options: Connection.Options
     private let label: String
     private let waitLog: WaitLog?
-    /// The stack's metrics (the main reader pool only), `nil` when they go nowhere.
-    private let metrics: StackMetrics?
-    /// The stack's tracer (the main reader pool only), `nil` when spans go nowhere.
-    private let tracer: StackTracer?
+    /// This pool's metrics (its waits and connections in use), `nil` when they go nowhere.
+    private let metrics: StackMetrics.Pool?
+    /// The stack's tracer, `nil` when spans go nowhere: ``read(entity:_:)`` starts its spans, and the
+    /// cursors and read generations whose connections come from this pool start theirs with it.
+    let tracer: StackTracer?
     private let opened = Atomic<Int>(0)
     /// The executors of every connection opened, for tests of closing.
     private let created = Locked<[ThreadExecutor]>([])
@@ -26,7 +27,7 @@ final class ReaderPool: Sendable {
 
     init(
         files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader",
-        waitLog: WaitLog? = nil, metrics: StackMetrics? = nil, tracer: StackTracer? = nil
+        waitLog: WaitLog? = nil, metrics: StackMetrics.Pool? = nil, tracer: StackTracer? = nil
     ) {
         self.waitLog = waitLog
         self.metrics = metrics
@@ -74,14 +75,14 @@ final class ReaderPool: Sendable {
         }
         switch grant {
         case .resource(let reader):
-            metrics?.readersInUse.increment()
+            metrics?.inUse.increment()
             return reader
         case .create:
             do {
                 let number = opened.add(1, ordering: .relaxed).newValue
                 let reader = try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
                 created.withLock { $0.append(reader.executor) }
-                metrics?.readersInUse.increment()
+                metrics?.inUse.increment()
                 return reader
             } catch {
                 leases.creationFailed()
@@ -93,14 +94,14 @@ final class ReaderPool: Sendable {
     /// Waits for a lease, timed in `strata_reader_wait` when there are metrics.
     private func waitForLease() async throws -> LeasePool<ReaderConnection>.Grant {
         guard let metrics else { return try await leases.acquire() }
-        return try await StackMetrics.time(metrics.readerWait) { try await leases.acquire() }
+        return try await StackMetrics.time(metrics.wait) { try await leases.acquire() }
     }
 
     /// Takes an idle connection without waiting; `nil` when none is idle (none is opened here).
     func tryAcquire() -> ReaderConnection? {
         switch try? leases.tryAcquire() {
         case .resource(let reader):
-            metrics?.readersInUse.increment()
+            metrics?.inUse.increment()
             return reader
         case .create:
             leases.creationFailed()
@@ -112,13 +113,13 @@ final class ReaderPool: Sendable {
 
     /// Gives a clean connection back; `false` when the pool is closed and the caller must close it.
     func giveBack(_ reader: ReaderConnection) -> Bool {
-        metrics?.readersInUse.decrement()
+        metrics?.inUse.decrement()
         return leases.release(reader)
     }
 
     /// Forgets a connection that could not be cleaned (its owner closed it): a new one may be opened.
     func discard(_ reader: ReaderConnection) {
-        metrics?.readersInUse.decrement()
+        metrics?.inUse.decrement()
         leases.creationFailed()
     }
 

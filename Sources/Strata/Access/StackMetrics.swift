@@ -9,20 +9,38 @@ final class StackMetrics: Sendable {
     /// Committed transactions (`outcome`: `committed`).
     let committed: Counter
     /// Transactions rolled back: their body threw or called `cancel()`, or the task was cancelled
-    /// (`outcome`: `rolled_back`).
+    /// while it ran (`outcome`: `rolled_back`).
     let rolledBack: Counter
     /// Transactions whose commit failed (`outcome`: `failed`).
     let failed: Counter
+    /// Transactions (and unsafe transactions) whose task was cancelled before they began: before or
+    /// while they waited for the writer's turn (`outcome`: `cancelled`).
+    let cancelled: Counter
     /// How long a commit took (saving ID marks, recording history, `COMMIT`).
     let commitDuration: Timer
     /// Waits for the writer's turn that suspended.
     let writerWait: Timer
-    /// Waits for a reader connection that suspended.
-    let readerWait: Timer
     /// Observation fetches started (publishers re-reading after a commit).
     let observationFetches: Counter
-    /// Reader connections lent out now.
-    let readersInUse: Meter
+    /// Active observations: publishers being iterated and live change streams.
+    let activeObservations: Meter
+    /// The reader pool's instruments (`pool`: `reader`).
+    let readers: Pool
+    /// The ``DataStack/fetchBatches(_:)`` cursors' instruments (`pool`: `cursor`).
+    let cursors: Pool
+    /// The ``ReadGeneration``s' instruments (`pool`: `generation`).
+    let generations: Pool
+
+    /// The instruments of one pool of read connections, told apart by a `pool` dimension: each pool has
+    /// a limit of its own (``DataStack/Configuration/maximumReaderCount``,
+    /// ``DataStack/Configuration/maximumConcurrentBatchFetches``,
+    /// ``DataStack/Configuration/maximumReadGenerations``), so a wait in one says nothing of the others.
+    struct Pool: Sendable {
+        /// Waits for a connection that suspended.
+        let wait: Timer
+        /// Connections lent out now.
+        let inUse: Meter
+    }
 
     /// The metrics of a stack named `stack`, or `nil` when `factory` is the no-op one.
     static func make(factory: any MetricsFactory, stack: String) -> StackMetrics? {
@@ -35,15 +53,24 @@ final class StackMetrics: Sendable {
         func outcome(_ value: String) -> Counter {
             Counter(label: "strata_transactions_total", dimensions: dimensions + [("outcome", value)], factory: factory)
         }
+        func pool(_ name: String) -> Pool {
+            let dimensions = dimensions + [("pool", name)]
+            return Pool(
+                wait: Timer(label: "strata_reader_wait", dimensions: dimensions, factory: factory),
+                inUse: Meter(label: "strata_reader_pool_in_use", dimensions: dimensions, factory: factory))
+        }
         committed = outcome("committed")
         rolledBack = outcome("rolled_back")
         failed = outcome("failed")
+        cancelled = outcome("cancelled")
         commitDuration = Timer(label: "strata_commit_duration", dimensions: dimensions, factory: factory)
         writerWait = Timer(label: "strata_writer_wait", dimensions: dimensions, factory: factory)
-        readerWait = Timer(label: "strata_reader_wait", dimensions: dimensions, factory: factory)
         observationFetches = Counter(
             label: "strata_observation_fetches_total", dimensions: dimensions, factory: factory)
-        readersInUse = Meter(label: "strata_reader_pool_in_use", dimensions: dimensions, factory: factory)
+        activeObservations = Meter(label: "strata_active_observations", dimensions: dimensions, factory: factory)
+        readers = pool("reader")
+        cursors = pool("cursor")
+        generations = pool("generation")
     }
 }
 

@@ -1,8 +1,10 @@
 import Tracing
 
-/// The tracer of one stack: a `strata.transaction` span around each transaction and a `strata.read`
-/// span around each read, started in the calling task (so the caller's span, from the task-local
-/// `InstrumentationContext`, is their parent) without a hop of its own.
+/// The tracer of one stack: a `strata.transaction` span around each transaction, a
+/// `strata.unsafe_transaction` span around each unsafe one, and a `strata.read` span around each read
+/// (a fetch, a read generation's read, a `fetchBatches` iteration), started in the calling task (so the
+/// caller's span, from the task-local `InstrumentationContext`, is their parent) without a hop of its
+/// own. Observation fetches, which have no caller, start none.
 ///
 /// A stack whose tracer is the no-op one (the default until the app bootstraps one) has none: callers
 /// hold a `StackTracer?` that is `nil` then, and start no span at all.
@@ -25,6 +27,14 @@ struct StackTracer: Sendable {
     static func within<T>(_ span: (any Span)?, _ body: () throws -> T) rethrows -> T {
         guard let span else { return try body() }
         return try InstrumentationContext.withValue(span.context, operation: body)
+    }
+
+    /// Runs `body` with `span`'s context as the task-local one, so spans the body starts are its children.
+    static func within<T>(
+        _ span: (any Span)?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard let span else { return try await body() }
+        return try await InstrumentationContext.withValue(span.context, operation: body)
     }
 
     /// Records `error` on `span` (by its code and message, or its type: never a value) and ends it.

@@ -1,17 +1,34 @@
 import CoreMetrics
+import Tracing
 
 /// Unsafe transactions: one holds the writer's turn across its caller's awaits, runs each block in a
 /// savepoint, and commits when its owner says so (see ``DataStack/beginUnsafe()``).
+///
+/// With a tracer, one `strata.unsafe_transaction` span covers the whole of it, from the wait for the
+/// turn to its end: how long it held the writer (which every other transaction waited for) is what it
+/// costs the app, and a span per block and per commit would bury that under thousands of spans in a
+/// chunked import. The span counts the commits (`strata.commits`), the statements the blocks ran and
+/// the entities they changed; it records the errors blocks threw and, as its error status, a failed
+/// commit.
 extension Writer {
-    nonisolated func beginUnsafe() async throws -> UInt64 {
-        try Task.checkCancellation()
-        try checkNotHoldingUnsafe()
-        try await takeTurn()
-        return try await startUnsafe(holder: Self.currentTask)
+    /// Waits for the turn and starts an unsafe transaction; returns its token and its span.
+    nonisolated func beginUnsafe() async throws -> (token: UInt64, span: (any Span)?) {
+        let span = tracer?.start("strata.unsafe_transaction")
+        do {
+            try await countingCancellation {
+                try Task.checkCancellation()
+                try checkNotHoldingUnsafe()
+                try await takeTurn()
+            }
+            return (try await startUnsafe(holder: Self.currentTask, span: span), span)
+        } catch {
+            if let span { StackTracer.finish(span, error: error) }
+            throw error
+        }
     }
 
     /// Starts an unsafe transaction for a caller that holds the turn.
-    private func startUnsafe(holder: Int?) throws -> UInt64 {
+    private func startUnsafe(holder: Int?, span: (any Span)?) throws -> UInt64 {
         if connection.isClosed {
             passTurn()
             throw Connection.closedError
@@ -19,7 +36,8 @@ extension Writer {
         let token = nextToken
         nextToken += 1
         unsafeTransaction = UnsafeHold(
-            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved))
+            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved),
+            span: span)
         unsafeHolder.withLock { $0 = holder }
         return token
     }
@@ -53,20 +71,33 @@ extension Writer {
     private func runSavepoint<T>(_ transaction: Transaction, _ body: (Transaction) throws -> T) throws -> T {
         let changesBefore = transaction.changes
         try connection.execute("SAVEPOINT strata_block")
+        let statementsBefore = connection.statementCount
         do {
             let result = try body(transaction)
+            noteBlock(statements: connection.statementCount &- statementsBefore, changes: transaction.changes, error: nil)
             connection.resetActiveStatements()
             try connection.execute("RELEASE strata_block")
             return result
         } catch {
+            let reported = Self.cancellationOrError(error)
+            noteBlock(statements: connection.statementCount &- statementsBefore, changes: nil, error: reported)
             transaction.changes = changesBefore
             connection.resetActiveStatements()
             if connection.isInTransaction {
                 try? connection.execute("ROLLBACK TO strata_block")
                 try? connection.execute("RELEASE strata_block")
             }
-            throw Self.cancellationOrError(error)
+            throw reported
         }
+    }
+
+    /// Adds a block's statements and changed entities to the unsafe transaction's span, and records the
+    /// error it threw there (the block left no trace, the transaction goes on: not an error status).
+    private func noteBlock(statements: Int, changes: ChangeSet?, error: (any Error)?) {
+        guard let span = unsafeTransaction?.span else { return }
+        unsafeTransaction?.statements &+= statements
+        if let changes { unsafeTransaction?.entities.formUnion(changes.changedEntityNames) }
+        if let error { span.recordError(StackTracer.RecordedError(error)) }
     }
 
     func commitUnsafe(_ token: UInt64) throws -> ChangeSet {
@@ -77,8 +108,13 @@ extension Writer {
                 connection.resetActiveStatements()
                 try commit(changes)
                 metrics?.committed.increment()
+                if unsafeTransaction?.span != nil { unsafeTransaction?.commits += 1 }
             } catch {
                 metrics?.failed.increment()
+                if let span = unsafeTransaction?.span {
+                    span.recordError(StackTracer.RecordedError(error))
+                    span.setStatus(SpanStatus(code: .error))
+                }
                 rollback()
                 transaction.changes = ChangeSet()
                 throw error
@@ -101,6 +137,7 @@ extension Writer {
         unsafeTransaction = nil
         unsafeHolder.withLock { $0 = nil }
         passTurn()
+        hold.finishSpan()
     }
 
     /// Whether an unsafe transaction holds uncommitted changes.

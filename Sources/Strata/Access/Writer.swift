@@ -31,7 +31,7 @@ actor Writer {
     /// The stack's metrics, `nil` when they go nowhere (see ``StackMetrics``).
     nonisolated let metrics: StackMetrics?
     /// The stack's tracer, `nil` when spans go nowhere (see ``StackTracer``).
-    private nonisolated let tracer: StackTracer?
+    nonisolated let tracer: StackTracer?
 
     private var lastDataVersion: Int64?
     /// Records every commit in the persistent history, when the store keeps one.
@@ -52,6 +52,22 @@ actor Writer {
     struct UnsafeHold {
         let token: UInt64
         let transaction: Transaction
+        /// Its `strata.unsafe_transaction` span, with a tracer; the figures below are kept for it only.
+        let span: (any Span)?
+        /// The commits made so far.
+        var commits = 0
+        /// The statements its blocks ran so far.
+        var statements = 0
+        /// The entities its blocks changed so far.
+        var entities: Set<String> = []
+
+        /// Sets the commit and statement counts and the entities on the span, and ends it.
+        func finishSpan() {
+            guard let span else { return }
+            span.attributes["strata.commits"] = commits
+            span.setStrataAttributes(statements: statements, entities: Array(entities))
+            span.end()
+        }
     }
 
     /// Opens the write connection on its own executor and prepares the schema there.
@@ -146,6 +162,7 @@ actor Writer {
         _ = await Task { try await turn.acquire() }.result
         rollback()
         unsafeTransaction?.transaction.isOpen = false
+        unsafeTransaction?.finishSpan()
         unsafeTransaction = nil
         unsafeHolder.withLock { $0 = nil }
         connection.close()
@@ -198,10 +215,25 @@ actor Writer {
     private nonisolated func perform<T: Sendable>(
         _ body: @Sendable (Transaction) throws -> T, span: (any Span)?
     ) async throws -> T {
-        try Task.checkCancellation()
-        try checkNotHoldingUnsafe()
-        try await takeTurn()
+        try await countingCancellation {
+            try Task.checkCancellation()
+            try checkNotHoldingUnsafe()
+            try await takeTurn()
+        }
         return try await runTransactionInTurn(body, span: span)
+    }
+
+    /// Runs `wait` (the steps before a transaction begins), counting a transaction whose task was
+    /// cancelled then with the outcome `cancelled`: it never began, so it was neither committed nor
+    /// rolled back, but its caller asked for it.
+    nonisolated func countingCancellation(_ wait: () async throws -> Void) async throws {
+        guard let metrics else { return try await wait() }
+        do {
+            try await wait()
+        } catch let error as CancellationError {
+            metrics.cancelled.increment()
+            throw error
+        }
     }
 
     /// Runs a transaction for a caller that holds the turn, and passes the turn on.
@@ -218,7 +250,10 @@ actor Writer {
     /// With metrics, the outcome is counted in `strata_transactions_total`; with a span, the statements
     /// the body ran and the entities it changed are set on it.
     private func runTransaction<T: Sendable>(_ body: (Transaction) throws -> T, span: (any Span)?) async throws -> T {
-        try Task.checkCancellation()
+        if Task.isCancelled {
+            metrics?.cancelled.increment()
+            throw CancellationError()
+        }
         if connection.isClosed { throw Connection.closedError }
         try begin()
         let transaction = Transaction(connection: connection, store: store, ids: ids, preserved: preserved)

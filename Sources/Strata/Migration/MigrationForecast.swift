@@ -13,7 +13,9 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
 
     /// One step of the chain.
     public struct Step: Sendable, Hashable {
+        /// The version the step starts from.
         public let source: String
+        /// The version the step leads to.
         public let destination: String
         /// What happens to each entity, in the destination's order, then the entities dropped.
         public let entities: [EntityChange]
@@ -27,6 +29,7 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         public let entity: String
         /// The entity's name in the source version, when it had one.
         public let sourceEntity: String?
+        /// How the step migrates the entity.
         public let kind: Kind
         /// The objects the step reads: the rows of the source table (for the first step, counted in the
         /// store; for later steps, carried over from the earlier ones).

@@ -16,16 +16,19 @@ public struct MigrationProgress: AsyncSequence, Sendable {
         public let source: String
         /// The version the current step leads to.
         public let destination: String
-        /// The current step's position (0-based), and how many steps the migration has.
+        /// The current step's position (0-based).
         public let stepIndex: Int
+        /// How many steps the migration has.
         public let stepCount: Int
         /// The entity being migrated, or `nil` between entities.
         public let entity: String?
-        /// Rows of this entity migrated so far, and its total.
+        /// Rows of this entity migrated so far.
         public let completedRows: Int
+        /// The rows of this entity to migrate.
         public let totalRows: Int
-        /// Rows migrated so far over the whole migration, and the total.
+        /// Rows migrated so far over the whole migration.
         public let overallCompletedRows: Int
+        /// The rows to migrate over the whole migration.
         public let overallTotalRows: Int
 
         /// The fraction of the whole migration done, from 0 to 1 (steps without rows to copy count as done).

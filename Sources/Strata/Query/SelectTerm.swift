@@ -8,7 +8,18 @@
 public struct SelectTerm<E: Entity>: Sendable {
     /// What the term computes.
     public enum Function: String, Sendable {
-        case attribute, average, count, maximum, minimum, sum
+        /// The attribute's value, row by row (or per group).
+        case attribute
+        /// The average of the attribute's values.
+        case average
+        /// The number of non-`NULL` values of the attribute.
+        case count
+        /// The largest of the attribute's values.
+        case maximum
+        /// The smallest of the attribute's values.
+        case minimum
+        /// The sum of the attribute's values.
+        case sum
 
         var sql: String? {
             switch self {

@@ -1,7 +1,7 @@
 /// Makes a struct storable: generates its `id`, column metadata, row decoding and field encoding.
 ///
 /// Every stored property must be a `var` of a ``DatabaseValueConvertible`` type with a default value
-/// (optionals default to `nil`), or have a dynamic initial value given with ``Field(column:_:dynamicInitialValue:)``.
+/// (optionals default to `nil`), or have a dynamic initial value given with ``Field(column:_:renamedFrom:dynamicInitialValue:)``.
 /// Computed properties become virtual fields (never stored, refused in queries); static properties are ignored. The macro reports anything it cannot store at the
 /// offending declaration.
 ///
@@ -13,7 +13,7 @@
 @attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member), named(navigableMembers), named(decodeAll))
 public macro Entity(name: String? = nil, renamedFrom: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
 
-/// Sets the options of a stored field of an ``Entity(name:)`` struct.
+/// Sets the options of a stored field of an ``Entity(name:renamedFrom:)`` struct.
 ///
 /// ```swift
 /// @Field(column: "full_name", .indexed) var name: String = ""

@@ -9,7 +9,7 @@ public struct FieldDescription: Sendable, Hashable {
     public let storageClass: StorageClass
     /// Whether the column accepts `NULL`.
     public let isOptional: Bool
-    /// The options declared with ``Field(column:_:)``.
+    /// The options declared with ``Field(column:_:renamedFrom:)``.
     public let options: Set<FieldOption>
     /// The declared default value, as stored, when one was declared.
     public let defaultValue: DatabaseValue?

@@ -1,4 +1,4 @@
-/// An option of a stored field, given to the ``Field(column:_:)`` macro.
+/// An option of a stored field, given to the ``Field(column:_:renamedFrom:)`` macro.
 public enum FieldOption: Sendable, Hashable {
     /// No two objects may hold the same value; a transaction that breaks this throws an error naming
     /// the entity and the field.

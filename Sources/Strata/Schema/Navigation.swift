@@ -1,7 +1,7 @@
 /// One member of an entity as seen through an ID of that entity: the key paths that reach it from an
 /// ``EntityID`` (`\Person.ID.name`) and from an optional one (`\Person.ID?.?.name`).
 ///
-/// The ``Entity(name:)`` macro generates the list (``Entity/navigableMembers()``); the query layer uses
+/// The ``Entity(name:renamedFrom:)`` macro generates the list (``Entity/navigableMembers()``); the query layer uses
 /// it to resolve to-one chains such as `\Pet.owner?.name` in key-path filters, sort keys and
 /// `#Predicate`. You never make one yourself.
 public struct NavigableMember<Root: Entity> {

@@ -71,13 +71,18 @@ extension DataStack {
         ///
         /// The metrics, each with the `stack` dimension (``name``), never a stored value:
         /// - `strata_transactions_total` (counter), with `outcome` `committed`, `rolled_back` (the
-        ///   closure threw, called ``Transaction/cancel()`` or its task was cancelled) or `failed` (the
-        ///   commit failed);
+        ///   closure threw, called ``Transaction/cancel()`` or its task was cancelled while it ran),
+        ///   `failed` (the commit failed) or `cancelled` (its task was cancelled before it began, while
+        ///   it waited for the writer, say); each commit of an ``UnsafeTransaction`` counts once;
         /// - `strata_commit_duration` (timer): how long each commit took;
         /// - `strata_writer_wait` (timer): each wait for the writer's turn that suspended;
-        /// - `strata_reader_wait` (timer): each wait for a reader connection that suspended;
+        /// - `strata_reader_wait` (timer): each wait for a read connection that suspended, with `pool`
+        ///   `reader` (the reader pool), `cursor` (``DataStack/fetchBatches(_:)`` streams) or
+        ///   `generation` (``ReadGeneration``s);
+        /// - `strata_reader_pool_in_use` (meter): read connections lent out now, by `pool` as above;
         /// - `strata_observation_fetches_total` (counter): publishers' re-fetches;
-        /// - `strata_reader_pool_in_use` (meter): reader connections lent out now.
+        /// - `strata_active_observations` (meter): publishers being iterated and live
+        ///   ``DataStack/changes()`` streams (``DataStack/activeObservations``).
         public var metricsFactory: (any MetricsFactory)?
         /// Where the stack's spans go; `nil` (the default) means swift-distributed-tracing's
         /// `InstrumentationSystem.tracer` as it is when the stack opens: bootstrap it before opening stacks.
@@ -85,7 +90,11 @@ extension DataStack {
         /// `NoOpTracer()` to turn a stack's tracing off.
         ///
         /// Each ``DataStack/perform(_:)`` runs in a `strata.transaction` span, and each read (the fetches,
-        /// ``DataStack/read(_:)``) in a `strata.read` span. They start in the calling task, so the caller's
+        /// ``DataStack/read(_:)``, and those of a ``ReadGeneration``, which also carry
+        /// `strata.read_generation`) in a `strata.read` span; a ``DataStack/fetchBatches(_:)`` iteration
+        /// is one `strata.read` span with `strata.batches`, and an ``UnsafeTransaction`` one
+        /// `strata.unsafe_transaction` span, from its wait for the writer to its end, with
+        /// `strata.commits`. Observation fetches get no span (they have no caller to be a child of). They start in the calling task, so the caller's
         /// span (the task-local `InstrumentationContext`) is their parent; spans started inside the closure
         /// are their children. They cover the wait for the writer or a reader, carry `strata.entities` (the
         /// entity names a transaction changed, or the entity a fetch reads) and `strata.statements` (how

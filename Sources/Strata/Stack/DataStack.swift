@@ -162,13 +162,13 @@ public final class DataStack: Sendable {
         readerOptions.create = false
         self.readers = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumReaderCount, waitLog: waitLog,
-            metrics: metrics, tracer: tracer)
+            metrics: metrics?.readers, tracer: tracer)
         self.cursors = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
-            label: "strata.cursor", waitLog: waitLog)
+            label: "strata.cursor", waitLog: waitLog, metrics: metrics?.cursors, tracer: tracer)
         self.generationReaders = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumReadGenerations,
-            label: "strata.generation", waitLog: waitLog)
+            label: "strata.generation", waitLog: waitLog, metrics: metrics?.generations, tracer: tracer)
         // The baseline of `PRAGMA data_version`: what other connections commit from now on is noticed.
         if configuration.externalChangePollInterval != nil { _ = try? await writer.externalChangeCheck() }
     }
@@ -202,9 +202,12 @@ public final class DataStack: Sendable {
     /// it forever, so it throws ``StrataError/Code/reentrantTransaction`` instead. Prefer
     /// ``withUnsafeTransaction(_:)``, which ends the transaction for you and also catches such calls
     /// from child tasks.
+    ///
+    /// With a tracer, a `strata.unsafe_transaction` span, a child of the calling task's span, covers it
+    /// from the wait for the writer to ``UnsafeTransaction/end()``, with its commit count.
     public func beginUnsafe() async throws -> UnsafeTransaction {
-        let token = try await writer.beginUnsafe()
-        return UnsafeTransaction(writer: writer, token: token)
+        let (token, span) = try await writer.beginUnsafe()
+        return UnsafeTransaction(writer: writer, token: token, span: span)
     }
 
     /// Runs `body` with an unsafe transaction (see ``beginUnsafe()``) and ends it when `body` returns or
@@ -219,13 +222,16 @@ public final class DataStack: Sendable {
     /// }
     /// ```
     /// Inside `body`, and in tasks it starts, ``perform(_:)`` on this stack throws
-    /// ``StrataError/Code/reentrantTransaction`` rather than waiting forever.
+    /// ``StrataError/Code/reentrantTransaction`` rather than waiting forever. With a tracer, spans
+    /// started in `body` are children of the unsafe transaction's span.
     public func withUnsafeTransaction<T: Sendable>(
         _ body: (UnsafeTransaction) async throws -> T
     ) async throws -> T {
         let unsafe = try await beginUnsafe()
         do {
-            let result = try await UnsafeTransactionScope.$writer.withValue(writer) { try await body(unsafe) }
+            let result = try await UnsafeTransactionScope.$writer.withValue(writer) {
+                try await StackTracer.within(unsafe.span) { try await body(unsafe) }
+            }
             await unsafe.end()
             return result
         } catch {

@@ -1,4 +1,5 @@
 import Synchronization
+import Tracing
 
 /// The objects of a fetch, delivered in chunks: an `AsyncSequence` of arrays, for results too large to
 /// hold at once.
@@ -17,6 +18,10 @@ import Synchronization
 /// released or its task cancelled). While it iterates, its open read transaction keeps SQLite from
 /// recycling the write-ahead log, which grows with the writes made meanwhile: iterate long streams
 /// promptly.
+///
+/// With a tracer, each iteration is one `strata.read` span (it is one read transaction), a child of the
+/// span of the task that asks for the first batch: it covers the wait for a connection and lasts until
+/// the connection goes back, and carries `strata.entities`, `strata.statements` and `strata.batches`.
 public struct FetchBatches<E: Entity>: AsyncSequence, Sendable {
     public typealias Element = [E]
 
@@ -47,6 +52,11 @@ final class BatchCursor<E: Entity>: Sendable {
     private struct State {
         var reader: ReaderConnection?
         var isFinished = false
+        /// The iteration's `strata.read` span, with a tracer, from the first batch asked for to the end.
+        var span: (any Span)?
+        /// The batches delivered and the statements run, for the span.
+        var batches = 0
+        var statements = 0
     }
 
     private let cursors: ReaderPool
@@ -74,33 +84,65 @@ final class BatchCursor<E: Entity>: Sendable {
             if let held = state.withLock({ $0.reader }) {
                 reader = held
             } else {
+                if let tracer = cursors.tracer {
+                    let span = tracer.start("strata.read")
+                    span.attributes["strata.entities"] = E.entityDescription.name
+                    state.withLock { $0.span = span }
+                }
                 let query = try self.query.get()
                 reader = try await cursors.acquire()
-                state.withLock { $0.reader = reader }
+                state.withLock {
+                    $0.reader = reader
+                    $0.statements = 1
+                }
                 try await reader.openCursor(query)
             }
-            let batch = try await reader.nextBatch(E.self, count: batchSize, prefetch: prefetch)
-            if batch.count < batchSize { await finish() }
+            let (batch, statements) = try await reader.nextBatch(E.self, count: batchSize, prefetch: prefetch)
+            state.withLock { state in
+                guard state.span != nil else { return }
+                state.statements &+= statements
+                if !batch.isEmpty { state.batches += 1 }
+            }
+            if batch.count < batchSize { await finish(error: nil) }
             return batch.isEmpty ? nil : batch
         } catch {
-            await finish()
-            if Task.isCancelled { throw CancellationError() }
-            throw error
+            let reported = Task.isCancelled ? CancellationError() : error
+            await finish(error: reported)
+            throw reported
         }
     }
 
-    private func finish() async {
-        let reader = state.withLock { state in
+    private func finish(error: (any Error)?) async {
+        let (reader, span) = state.withLock { state in
             state.isFinished = true
-            defer { state.reader = nil }
-            return state.reader
+            defer {
+                state.reader = nil
+                state.span = nil
+            }
+            return (state.reader, Self.finishing(state))
         }
         await reader?.closeCursor(returningTo: cursors)
+        if let span { StackTracer.finish(span, error: error) }
+    }
+
+    /// The iteration's span, if it has one, with its figures set (end it once the connection is back).
+    private static func finishing(_ state: State) -> (any Span)? {
+        guard let span = state.span else { return nil }
+        span.setStrataAttributes(statements: state.statements, entities: [])
+        span.attributes["strata.batches"] = state.batches
+        return span
     }
 
     deinit {
-        guard let reader = state.withLock({ $0.reader }) else { return }
+        let (reader, span) = state.withLock { ($0.reader, Self.finishing($0)) }
+        guard let reader else {
+            span?.end()
+            return
+        }
         let cursors = self.cursors
-        Task { await reader.closeCursor(returningTo: cursors) }
+        Task {
+            await reader.closeCursor(returningTo: cursors)
+            span?.end()
+        }
     }
 }

@@ -5,13 +5,15 @@ public struct ImportSummary: Sendable, Hashable {
     public internal(set) var sourcesRead = 0
     /// The chunks committed, one transaction each.
     public internal(set) var chunksCommitted = 0
-    /// The objects created, updated, and found unchanged by the committed chunks.
+    /// The objects created by the committed chunks.
     public internal(set) var inserted = 0
+    /// The objects updated by the committed chunks.
     public internal(set) var updated = 0
+    /// The objects the committed chunks found unchanged.
     public internal(set) var unchanged = 0
-    /// The sources of committed chunks that were skipped, or superseded by a later source of their
-    /// chunk with the same key.
+    /// The sources of committed chunks that were skipped.
     public internal(set) var skipped = 0
+    /// The sources of committed chunks superseded by a later source of their chunk with the same key.
     public internal(set) var superseded = 0
 
     mutating func add<E: Entity>(_ result: ImportResult<E>) {

@@ -1,3 +1,5 @@
+import Tracing
+
 /// One committed state of the store, held across awaits until you release it: several fetches, and the
 /// pages of a list, all see the same state while transactions commit (Core Data's query generations).
 ///
@@ -100,7 +102,7 @@ public final class ReadGeneration: Sendable {
     ///   released or lost its transaction; `CancellationError` when the task is cancelled.
     public func read<T: Sendable>(_ body: @Sendable (ReadContext) throws -> T) async throws -> T {
         let store = self.store
-        return try await pinned { connection in
+        return try await pinned(entity: nil) { connection in
             let context = ReadContext(connection: connection, store: store)
             defer { context.isOpen = false }
             return try body(context)
@@ -110,50 +112,50 @@ public final class ReadGeneration: Sendable {
     /// Every object that matches, in the requested order, as of the generation's state.
     public func fetchAll<E: Entity>(_ from: From<E>) async throws -> [E] {
         let store = self.store
-        return try await pinned { try $0.fetchAll(from, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchAll(from, store: store) }
     }
 
     /// The first object that matches, or `nil`.
     public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
         let store = self.store
-        return try await pinned { try $0.fetchAll(from.limit(1), store: store).first }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchAll(from.limit(1), store: store).first }
     }
 
     /// The number of objects that match.
     public func fetchCount<E: Entity>(_ from: From<E>) async throws -> Int {
         let store = self.store
-        return try await pinned { try $0.fetchCount(from, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchCount(from, store: store) }
     }
 
     /// The IDs of the objects that match, in the requested order.
     public func fetchIDs<E: Entity>(_ from: From<E>) async throws -> [EntityID<E>] {
         let store = self.store
-        return try await pinned { try $0.fetchIDs(from, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchIDs(from, store: store) }
     }
 
     /// The ID of the first object that matches, or `nil`.
     public func fetchID<E: Entity>(_ from: From<E>) async throws -> EntityID<E>? {
         let store = self.store
-        return try await pinned { try $0.fetchID(from, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchID(from, store: store) }
     }
 
     /// The value of a one-value query (an aggregate, or a field of the first matching row); `nil` when
     /// no row matches or the value is `NULL`. See ``DataStack/queryValue(_:)``.
     public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) async throws -> T? {
         let store = self.store
-        return try await pinned { try $0.queryValue(query, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.queryValue(query, store: store) }
     }
 
     /// The rows of an attributes query, each value under its term's key.
     public func queryAttributes<E: Entity>(_ query: Query<E, QueryRow>) async throws -> [QueryRow] {
         let store = self.store
-        return try await pinned { try $0.queryRows(query, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.queryRows(query, store: store) }
     }
 
     /// The object with this ID as of the generation's state, or `nil` when it did not exist then.
     public func fetchExisting<E: Entity>(_ id: EntityID<E>) async throws -> E? {
         let store = self.store
-        return try await pinned { try $0.fetchExisting(id, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchExisting(id, store: store) }
     }
 
     /// The objects with these IDs, in the order given, skipping those that did not exist then; read in
@@ -161,7 +163,7 @@ public final class ReadGeneration: Sendable {
     public func fetchExisting<E: Entity, S: Sequence>(_ ids: S) async throws -> [E] where S.Element == EntityID<E> {
         let store = self.store
         let ids = Array(ids)
-        return try await pinned { try $0.fetchExisting(ids: ids, store: store) }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchExisting(ids: ids, store: store) }
     }
 
     // MARK: Moving and releasing
@@ -220,12 +222,34 @@ public final class ReadGeneration: Sendable {
     // MARK: Internals
 
     /// Runs `body` on the generation's connection, in its read transaction.
-    private func pinned<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+    ///
+    /// With a tracer, a `strata.read` span, started here in the caller's task (its parent is the
+    /// caller's span), covers the wait for the generation's connection and the read; `entity` names
+    /// what it reads, when known, and `strata.read_generation` tells the reads of one generation apart
+    /// from the others'.
+    private func pinned<T: Sendable>(
+        entity: String?, _ body: @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        guard let tracer = pool.tracer else { return try await pinned(span: nil, body) }
+        let span = tracer.start("strata.read")
+        if let entity { span.attributes["strata.entities"] = entity }
+        span.attributes["strata.read_generation"] = Int(truncatingIfNeeded: token)
+        do {
+            let value = try await pinned(span: span, body)
+            StackTracer.finish(span, error: nil)
+            return value
+        } catch {
+            StackTracer.finish(span, error: error)
+            throw error
+        }
+    }
+
+    private func pinned<T: Sendable>(span: (any Span)?, _ body: @Sendable (Connection) throws -> T) async throws -> T {
         let reader = try heldReader(allowingLost: false)
         do {
             _ = try await turn.acquire()
             defer { turn.release(()) }
-            return try await reader.readPinned(token, body)
+            return try await reader.readPinned(token, span: span, body)
         } catch {
             throw failure(error)
         }

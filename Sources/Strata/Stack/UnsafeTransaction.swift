@@ -1,3 +1,5 @@
+import Tracing
+
 /// A transaction you commit yourself, possibly several times: CoreStore's `beginUnsafe()`, for long
 /// imports that commit in chunks.
 ///
@@ -16,10 +18,13 @@
 public final class UnsafeTransaction: Sendable {
     private let writer: Writer
     private let token: UInt64
+    /// Its `strata.unsafe_transaction` span, with a tracer (the writer ends it).
+    let span: (any Span)?
 
-    init(writer: Writer, token: UInt64) {
+    init(writer: Writer, token: UInt64, span: (any Span)?) {
         self.writer = writer
         self.token = token
+        self.span = span
     }
 
     deinit {

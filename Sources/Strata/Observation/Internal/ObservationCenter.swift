@@ -40,7 +40,8 @@ final class ObservationCenter: Sendable {
     private let permits: LeasePool<Void>
 
     private let logger: Logger
-    /// The stack's metrics, `nil` when they go nowhere: each fetch is counted.
+    /// The stack's metrics, `nil` when they go nowhere: each fetch is counted, and the active
+    /// observations (``activeCount``) kept in `strata_active_observations`.
     private let metrics: StackMetrics?
 
     init(
@@ -83,7 +84,7 @@ final class ObservationCenter: Sendable {
 
     /// Adds an observer; the first one starts listening to the feed (and the external-change monitor).
     func register(_ observer: Observer) -> UInt64 {
-        state.withLock { state in
+        let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.observers[id] = observer
@@ -93,17 +94,21 @@ final class ObservationCenter: Sendable {
             startMonitorIfNeeded(&state)
             return id
         }
+        // Increments and decrements commute, so the gauge needs no lock to end on the right count.
+        metrics?.activeObservations.increment()
+        return id
     }
 
     /// Removes an observer; the last one stops listening to the feed, and the monitor when no stream
     /// needs it either.
     func unregister(_ id: UInt64) {
-        let (listener, monitor): (UInt64?, ExternalChangeMonitor?) = state.withLock { state in
-            state.observers[id] = nil
-            guard state.observers.isEmpty else { return (nil, nil) }
+        let (removed, listener, monitor): (Bool, UInt64?, ExternalChangeMonitor?) = state.withLock { state in
+            let removed = state.observers.removeValue(forKey: id) != nil
+            guard state.observers.isEmpty else { return (removed, nil, nil) }
             defer { state.listener = nil }
-            return (state.listener, takeMonitorIfUnneeded(&state))
+            return (removed, state.listener, takeMonitorIfUnneeded(&state))
         }
+        if removed { metrics?.activeObservations.decrement() }
         if let listener { feed.removeListener(listener) }
         monitor?.stop()
     }
@@ -115,6 +120,7 @@ final class ObservationCenter: Sendable {
             state.streamCount += 1
             startMonitorIfNeeded(&state)
         }
+        metrics?.activeObservations.increment()
         return feed.subscribe { [weak self] in self?.streamEnded() }
     }
 
@@ -123,6 +129,7 @@ final class ObservationCenter: Sendable {
             state.streamCount -= 1
             return takeMonitorIfUnneeded(&state)
         }
+        metrics?.activeObservations.decrement()
         monitor?.stop()
     }
 
