@@ -33,8 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        // The tests' real HTTP client. HummingbirdTesting already builds it (with BoringSSL), so a
-        // hand-written client would not make the build cheaper.
+        // The tests' real HTTP client (it builds BoringSSL, most of this package's build time; a
+        // hand-written client would test less and HummingbirdTesting's live mode uses this one anyway).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -97,7 +97,6 @@ let package = Package(
                 "Board",
                 "BoardServer",
                 .product(name: "Strata", package: "Strata"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
