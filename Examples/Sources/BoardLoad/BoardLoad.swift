@@ -61,6 +61,7 @@ struct BoardLoad: ParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
+        let loadAverageBefore = Self.loadAverage()
         var results: [RoundResult] = []
         for count in counts {
             for round in 1...rounds {
@@ -91,7 +92,8 @@ struct BoardLoad: ParsableCommand {
             }
         }
         let header = "Mix \(mix), \(Report.format(duration, 0)) s windows after \(Report.format(warmup, 0)) s of warm-up, "
-            + "\(rounds) rounds, \(threads) load thread(s), \(ProcessInfo.processInfo.activeProcessorCount) cores."
+            + "\(rounds) rounds, \(threads) load thread(s), \(ProcessInfo.processInfo.activeProcessorCount) cores; "
+            + "load average \(loadAverageBefore) before the run, \(Self.loadAverage()) after."
         let text = Report(results: results, contenders: names, connections: counts, header: header).markdown()
         print(text)
         if let markdown { try text.write(toFile: markdown, atomically: true, encoding: .utf8) }
@@ -108,6 +110,12 @@ struct BoardLoad: ParsableCommand {
         case "grdb": return grdb ?? sibling.appendingPathComponent("board-server-grdb").path
         default: throw ValidationError("unknown contender '\(name)' (strata, grdb)")
         }
+    }
+
+    /// The 1-minute load average: other processes competing for the cores.
+    private static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
+        return String(text.split(separator: " ").first ?? "?")
     }
 
     private func log(_ message: String) {

@@ -7,7 +7,7 @@ struct Mix: Sendable, ExpressibleByArgument, CustomStringConvertible {
         case list
         /// `GET /cards/{random seeded id}`
         case get
-        /// `POST /cards` with a random owner and priority
+        /// `POST /cards` with a random owner and priority, status `doing` or `done`
         case create
         /// `PATCH /cards/{random seeded id}` with a random status and priority
         case patch
