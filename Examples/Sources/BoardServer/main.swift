@@ -1,4 +1,0 @@
-import Board
-import Strata
-
-print("board-server: not built yet", boardSchema.version)
