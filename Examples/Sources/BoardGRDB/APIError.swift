@@ -12,16 +12,16 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         self.message = message
     }
 
-    static func badRequest(_ message: String) -> APIError {
-        APIError(.badRequest, code: "bad_request", message: message)
+    static func badRequest(_ code: String, _ message: String) -> APIError {
+        APIError(.badRequest, code: code, message: message)
     }
 
     static func notFound(_ message: String) -> APIError {
         APIError(.notFound, code: "not_found", message: message)
     }
 
-    static func conflict(_ message: String) -> APIError {
-        APIError(.conflict, code: "conflict", message: message)
+    static func conflict(_ code: String, _ message: String) -> APIError {
+        APIError(.conflict, code: code, message: message)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -16,17 +16,13 @@ public struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as HTTPError {
-            let code: String
-            switch error.status {
-            case .notFound: code = "not_found"
-            case .badRequest: code = "bad_request"
-            case .methodNotAllowed: code = "method_not_allowed"
-            default: code = "http_\(error.status.code)"
+            if error.status == .notFound {
+                throw APIError.notFound("no such route: \(request.method) \(request.uri.path)")
             }
-            throw APIError(error.status, code: code, message: error.body ?? error.status.reasonPhrase)
+            throw APIError(error.status, code: "http_error", message: error.body ?? error.status.reasonPhrase)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(error)"])
-            throw APIError(.internalServerError, code: "internal", message: "internal error")
+            throw APIError(.internalServerError, code: "internal_error", message: "internal error")
         }
     }
 }

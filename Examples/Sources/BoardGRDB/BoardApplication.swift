@@ -14,7 +14,11 @@ public enum BoardApplication {
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        // The Strata service's middleware, in its order: tracing (a no-op until a tracer is
+        // bootstrapped, as in the benchmark), request ID, JSON errors.
+        let router = Router(context: BoardContext.self)
+        router.add(middleware: TracingMiddleware())
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: APIErrorMiddleware())
         BoardController(pool: pool).addRoutes(to: router)
         return Application(

@@ -32,6 +32,19 @@ public struct Card: Codable, Sendable, FetchableRecord, MutablePersistableRecord
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
+
+    /// Synthesized but for `notes` and `ownerID`, which the API shows as `null` when unset (GRDB
+    /// writes the same NULL either way).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(status, forKey: .status)
+        try container.encode(priority, forKey: .priority)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(ownerID, forKey: .ownerID)
+    }
 }
 
 extension Card {

@@ -6,7 +6,7 @@ struct CardQuery: Sendable {
     var status: CardStatus?
     var ownerID: Int64?
     var text: String?
-    var sort: Sort = .createdAtDescending
+    var sort: Sort = .createdAt
     var limit = 50
     var offset = 0
 
@@ -15,7 +15,7 @@ struct CardQuery: Sendable {
         var column: Column
         var descending: Bool
 
-        static let createdAtDescending = Sort(column: Card.Columns.createdAt, descending: true)
+        static let createdAt = Sort(column: Card.Columns.createdAt, descending: false)
 
         init(column: Column, descending: Bool) {
             self.column = column
@@ -33,38 +33,45 @@ struct CardQuery: Sendable {
             self.descending = descending
         }
 
-        /// The ordering, ties broken by id so that pages never overlap.
+        /// The ordering, ties broken by id in the same direction, so that pages never overlap.
         var ordering: [any SQLOrderingTerm] {
-            [descending ? column.desc : column.asc, Card.Columns.id]
+            descending ? [column.desc, Card.Columns.id.desc] : [column.asc, Card.Columns.id.asc]
         }
     }
 
     init(_ parameters: Parameters) throws {
         if let value = parameters.get("status") {
             guard let status = CardStatus(rawValue: String(value)) else {
-                throw APIError.badRequest("unknown status '\(value)'")
+                throw APIError.badRequest("invalid_status", "status must be one of todo, doing, done")
             }
             self.status = status
         }
         if let value = parameters.get("owner") {
-            guard let ownerID = Int64(value) else { throw APIError.badRequest("owner must be an id") }
+            guard let ownerID = Int64(value), ownerID > 0 else {
+                throw APIError.badRequest("invalid_owner", "owner must be an owner's ID")
+            }
             self.ownerID = ownerID
         }
         if let value = parameters.get("q"), !value.isEmpty {
             text = String(value)
         }
         if let value = parameters.get("sort") {
-            guard let sort = Sort(value[...]) else { throw APIError.badRequest("unknown sort '\(value)'") }
+            guard let sort = Sort(value[...]) else {
+                throw APIError.badRequest(
+                    "invalid_sort", "sort must be one of priority, -priority, createdAt, -createdAt, title, -title")
+            }
             self.sort = sort
         }
         if let value = parameters.get("limit") {
             guard let limit = Int(value), (1...200).contains(limit) else {
-                throw APIError.badRequest("limit must be in 1...200")
+                throw APIError.badRequest("invalid_limit", "limit must be a number from 1 to 200")
             }
             self.limit = limit
         }
         if let value = parameters.get("offset") {
-            guard let offset = Int(value), offset >= 0 else { throw APIError.badRequest("offset must be 0 or more") }
+            guard let offset = Int(value), offset >= 0 else {
+                throw APIError.badRequest("invalid_offset", "offset must be a number from 0")
+            }
             self.offset = offset
         }
     }

@@ -8,6 +8,17 @@ public struct OwnerInfo: Codable, Sendable, FetchableRecord {
     public var email: String?
     public var cardCount: Int
 
+    private enum CodingKeys: String, CodingKey { case id, name, email, cardCount }
+
+    /// Synthesized but for `email`, which the API shows as `null` when unset.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(email, forKey: .email)
+        try container.encode(cardCount, forKey: .cardCount)
+    }
+
     /// The request for every owner with its card count, by name.
     static func all() -> QueryInterfaceRequest<OwnerInfo> {
         Owner

@@ -21,6 +21,8 @@ struct CardPatch: Decodable, Sendable {
     var status: String?
     var priority: Int?
     var ownerID: Int64??
+    /// A field that cannot be cleared (title, status, priority) sent as `null`.
+    var nullField: String?
 
     private enum CodingKeys: String, CodingKey {
         case title, notes, status, priority, ownerID
@@ -31,6 +33,9 @@ struct CardPatch: Decodable, Sendable {
         title = try container.decodeIfPresent(String.self, forKey: .title)
         status = try container.decodeIfPresent(String.self, forKey: .status)
         priority = try container.decodeIfPresent(Int.self, forKey: .priority)
+        for key in [CodingKeys.title, .status, .priority] where container.contains(key) {
+            if try container.decodeNil(forKey: key) { nullField = key.stringValue }
+        }
         if container.contains(.notes) {
             notes = .some(try container.decodeIfPresent(String.self, forKey: .notes))
         }
