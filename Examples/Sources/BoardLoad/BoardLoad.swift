@@ -85,7 +85,8 @@ struct BoardLoad: ParsableCommand {
                     log(
                         "\(count) connections, round \(round), \(name): \(Report.format(result.requestsPerSecond, 0)) req/s, "
                             + "p50 \(Report.format(result.p50, 2)) ms, p99 \(Report.format(result.p99, 2)) ms, "
-                            + "errors \(result.errors), server \(Report.format(result.serverCores, 2)) cores, "
+                            + "errors \(result.errors), server \(Report.format(result.serverCores, 2)) cores "
+                            + "(\(Report.format(result.serverMicrosecondsPerRequest, 0)) µs/request), "
                             + "load \(Report.format(result.loadCores, 2)) cores"
                             + (result.window.stats.samples.isEmpty ? "" : " — \(result.window.stats.samples)"))
                 }
@@ -94,7 +95,7 @@ struct BoardLoad: ParsableCommand {
         let header = "Mix \(mix), \(Report.format(duration, 0)) s windows after \(Report.format(warmup, 0)) s of warm-up, "
             + "\(rounds) rounds, \(threads) load thread(s), \(ProcessInfo.processInfo.activeProcessorCount) cores; "
             + "load average \(loadAverageBefore) before the run, \(Self.loadAverage()) after."
-        let text = Report(results: results, contenders: names, connections: counts, header: header).markdown()
+        let text = Report(results: results, contenders: names, connections: counts, header: header, mix: mix).markdown()
         print(text)
         if let markdown { try text.write(toFile: markdown, atomically: true, encoding: .utf8) }
         if results.contains(where: { $0.errors > 0 }) {

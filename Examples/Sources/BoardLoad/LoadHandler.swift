@@ -17,6 +17,8 @@ struct LoadPlan: Sendable {
 struct ConnectionStats: Sendable {
     /// Latencies of the window's responses, in microseconds.
     var latencies: [UInt32] = []
+    /// The same latencies by kind of request (indexed by `Mix.Kind.rawValue`).
+    var latenciesByKind: [[UInt32]] = Array(repeating: [], count: Mix.Kind.allCases.count)
     /// Responses of the window whose status is not 2xx.
     var non2xx = 0
     /// Connection errors and timeouts (a run with any is invalid).
@@ -26,6 +28,7 @@ struct ConnectionStats: Sendable {
 
     mutating func merge(_ other: ConnectionStats) {
         latencies += other.latencies
+        for kind in Mix.Kind.allCases { latenciesByKind[kind.rawValue] += other.latenciesByKind[kind.rawValue] }
         non2xx += other.non2xx
         failures += other.failures
         samples += other.samples.prefix(max(0, 3 - samples.count))
@@ -42,6 +45,7 @@ final class LoadHandler: ChannelInboundHandler {
     private var random: SplitMix64
     private var stats = ConnectionStats()
     private var sentAt = NIODeadline.now()
+    private var kind = Mix.Kind.health
     private var status: UInt = 0
     private var body = ByteBuffer()
     private var created = 0
@@ -78,6 +82,7 @@ final class LoadHandler: ChannelInboundHandler {
             if now >= plan.windowStart && now < plan.windowEnd {
                 let micros = (now - sentAt).nanoseconds / 1000
                 stats.latencies.append(UInt32(clamping: micros))
+                stats.latenciesByKind[kind.rawValue].append(UInt32(clamping: micros))
                 if !(200..<300).contains(status) {
                     stats.non2xx += 1
                     if stats.samples.count < 3 { stats.samples.append("\(status) \(String(buffer: body))") }
@@ -117,7 +122,8 @@ final class LoadHandler: ChannelInboundHandler {
 
     private func sendNext(context: ChannelHandlerContext) {
         let request: HTTPRequest
-        switch plan.mix.kind(at: Int.random(in: 0..<plan.mix.total, using: &random)) {
+        kind = plan.mix.kind(at: Int.random(in: 0..<plan.mix.total, using: &random))
+        switch kind {
         case .list:
             request = HTTPRequest(.GET, "/cards?status=todo&sort=-priority&limit=20")
         case .get:

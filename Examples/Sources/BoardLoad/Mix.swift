@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// The kinds of request of the load, and how often each is sent, as `list=70,get=20,create=10`.
 struct Mix: Sendable, ExpressibleByArgument, CustomStringConvertible {
-    enum Kind: String, Sendable, CaseIterable {
+    enum Kind: Int, Sendable, CaseIterable {
         /// `GET /cards?status=todo&sort=-priority&limit=20`
         case list
         /// `GET /cards/{random seeded id}`
@@ -13,6 +13,13 @@ struct Mix: Sendable, ExpressibleByArgument, CustomStringConvertible {
         case patch
         /// `GET /health`, the HTTP stack alone (a baseline)
         case health
+
+        var name: String { ["list", "get", "create", "patch", "health"][rawValue] }
+
+        init?(name: String) {
+            guard let kind = Kind.allCases.first(where: { $0.name == name }) else { return nil }
+            self = kind
+        }
     }
 
     /// The kinds with their weights, in the order given.
@@ -24,7 +31,7 @@ struct Mix: Sendable, ExpressibleByArgument, CustomStringConvertible {
         var weights: [(kind: Kind, weight: Int)] = []
         for part in argument.split(separator: ",") {
             let pair = part.split(separator: "=")
-            guard pair.count == 2, let kind = Kind(rawValue: String(pair[0])), let weight = Int(pair[1]),
+            guard pair.count == 2, let kind = Kind(name: String(pair[0])), let weight = Int(pair[1]),
                 weight > 0
             else { return nil }
             weights.append((kind, weight))
@@ -44,6 +51,6 @@ struct Mix: Sendable, ExpressibleByArgument, CustomStringConvertible {
     }
 
     var description: String {
-        weights.map { "\($0.kind.rawValue)=\($0.weight)" }.joined(separator: ",")
+        weights.map { "\($0.kind.name)=\($0.weight)" }.joined(separator: ",")
     }
 }
