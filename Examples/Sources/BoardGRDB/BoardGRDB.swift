@@ -1,1 +1,0 @@
-// The GRDB twin of the board service (load benchmark only): written by the load work.

@@ -1,1 +1,0 @@
-print("board-load: not built yet")

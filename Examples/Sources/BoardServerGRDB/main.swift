@@ -1,1 +1,0 @@
-print("board-server-grdb: not built yet")
