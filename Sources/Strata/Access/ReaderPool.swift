@@ -50,16 +50,11 @@ final class ReaderPool: Sendable {
             let reader = try await acquire()
             return try await reader.lease(returningTo: self, body)
         }
-        let span = tracer.start("strata.read")
-        if let entity = entity() { span.attributes["strata.entities"] = entity }
-        do {
+        let entity = entity()
+        return try await tracer.withSpan("strata.read") { span in
+            if let entity { span.attributes["strata.entities"] = entity }
             let reader = try await acquire()
-            let value = try await reader.lease(returningTo: self, span: span, body)
-            StackTracer.finish(span, error: nil)
-            return value
-        } catch {
-            StackTracer.finish(span, error: error)
-            throw error
+            return try await reader.lease(returningTo: self, span: span, body)
         }
     }
 

@@ -23,6 +23,22 @@ struct StackTracer: Sendable {
             function: name, file: #fileID, line: #line)
     }
 
+    /// Starts a span named `name` (see ``start(_:)``), runs `body` with it, and finishes it with the error
+    /// `body` threw, if any (see ``finish(_:error:)``).
+    func withSpan<T>(
+        _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: (any Span) async throws -> T
+    ) async rethrows -> T {
+        let span = start(name)
+        do {
+            let value = try await body(span)
+            StackTracer.finish(span, error: nil)
+            return value
+        } catch {
+            StackTracer.finish(span, error: error)
+            throw error
+        }
+    }
+
     /// Runs `body` with `span`'s context as the task-local one, so spans the body starts are its children.
     static func within<T>(_ span: (any Span)?, _ body: () throws -> T) rethrows -> T {
         guard let span else { return try body() }

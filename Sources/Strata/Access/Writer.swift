@@ -201,15 +201,7 @@ actor Writer {
     /// caller's span), covers the wait for the turn and the transaction.
     nonisolated func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         guard let tracer else { return try await perform(body, span: nil) }
-        let span = tracer.start("strata.transaction")
-        do {
-            let value = try await perform(body, span: span)
-            StackTracer.finish(span, error: nil)
-            return value
-        } catch {
-            StackTracer.finish(span, error: error)
-            throw error
-        }
+        return try await tracer.withSpan("strata.transaction") { span in try await perform(body, span: span) }
     }
 
     private nonisolated func perform<T: Sendable>(

@@ -94,9 +94,9 @@ extension DataStack {
         /// `strata.read_generation`) in a `strata.read` span; a ``DataStack/fetchBatches(_:)`` iteration
         /// is one `strata.read` span with `strata.batches`, and an ``UnsafeTransaction`` one
         /// `strata.unsafe_transaction` span, from its wait for the writer to its end, with
-        /// `strata.commits`. Observation fetches get no span (they have no caller to be a child of). They start in the calling task, so the caller's
-        /// span (the task-local `InstrumentationContext`) is their parent; spans started inside the closure
-        /// are their children. They cover the wait for the writer or a reader, carry `strata.entities` (the
+        /// `strata.commits`. Observation fetches get no span (they have no caller to be a child of).
+        /// Spans start in the calling task, so the caller's span (the task-local
+        /// `InstrumentationContext`) is their parent; spans started inside the closure are their children. They cover the wait for the writer or a reader, carry `strata.entities` (the
         /// entity names a transaction changed, or the entity a fetch reads) and `strata.statements` (how
         /// many statements the closure ran), and record a thrown error by its code and message (or, for
         /// errors not Strata's, only its type): never a stored value.

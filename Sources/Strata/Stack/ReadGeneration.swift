@@ -231,16 +231,10 @@ public final class ReadGeneration: Sendable {
         entity: String?, _ body: @Sendable (Connection) throws -> T
     ) async throws -> T {
         guard let tracer = pool.tracer else { return try await pinned(span: nil, body) }
-        let span = tracer.start("strata.read")
-        if let entity { span.attributes["strata.entities"] = entity }
-        span.attributes["strata.read_generation"] = Int(truncatingIfNeeded: token)
-        do {
-            let value = try await pinned(span: span, body)
-            StackTracer.finish(span, error: nil)
-            return value
-        } catch {
-            StackTracer.finish(span, error: error)
-            throw error
+        return try await tracer.withSpan("strata.read") { span in
+            if let entity { span.attributes["strata.entities"] = entity }
+            span.attributes["strata.read_generation"] = Int(truncatingIfNeeded: token)
+            return try await pinned(span: span, body)
         }
     }
 
