@@ -59,7 +59,8 @@ extension APIError {
             self.init(.gone, "history_expired", "that history was purged; read the current state again")
         // Only an operator (or a fix) helps: the file, the schema, the code, the disk.
         case .sqlite, .corrupt, .ioError, .notADatabase, .cannotOpen, .schemaMismatch, .invalidMigration,
-            .typeMismatch, .transactionCancelled, .transactionClosed, .reentrantTransaction, .historyUnavailable:
+            .typeMismatch, .transactionCancelled, .transactionClosed, .reentrantTransaction, .historyUnavailable,
+            .storeNotFound:
             self.init(.internalServerError, "internal_error", "internal error")
         default:
             // A code added to Strata after this service was written.

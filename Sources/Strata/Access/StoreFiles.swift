@@ -7,10 +7,13 @@ import Foundation
 final class StoreFiles: Sendable {
     let path: String
     let isTemporary: Bool
+    /// The files of the other stores of a stack of several, attached to every connection of this one.
+    let attached: [StoreFiles]
 
-    init(path: String, isTemporary: Bool) {
+    init(path: String, isTemporary: Bool, attached: [StoreFiles] = []) {
         self.path = path
         self.isTemporary = isTemporary
+        self.attached = attached
     }
 
     deinit {
@@ -26,6 +29,7 @@ final class StoreFiles: Sendable {
 
     /// Removes the files of a temporary store (idempotent).
     func removeIfTemporary() {
+        for files in attached { files.removeIfTemporary() }
         guard isTemporary else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             unlink(path + suffix)

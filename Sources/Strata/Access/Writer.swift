@@ -39,7 +39,7 @@ actor Writer {
     /// Whether the store keeps a persistent history (this stack turned it on, or another one did).
     nonisolated let recordsHistory: Bool
     /// Assigns the IDs of created objects.
-    let ids = IDAllocator()
+    let ids: IDAllocator
     /// The turn: one transaction (or unsafe transaction) at a time.
     private let turn = LeasePool<Void>(idle: [()])
     var unsafeTransaction: UnsafeHold?
@@ -77,10 +77,11 @@ actor Writer {
         metrics: StackMetrics? = nil, tracer: StackTracer? = nil
     ) async throws -> Writer {
         let schema = store.schema
+        let storeSchema = store.storeSchema
         let (connection, recorder) = try await OffPool.run { () throws -> sending (Connection, HistoryRecorder?) in
             let connection = try Connection(path: files.path, options: options)
             do {
-                try SchemaSetup.prepare(connection, schema: schema)
+                try SchemaSetup.prepare(connection, schema: storeSchema)
                 // A store whose history another stack turned on keeps recording it: a commit without
                 // its history would be lost to every consumer of the history.
                 let kept = try history != nil || HistoryStore.exists(connection)
@@ -118,6 +119,7 @@ actor Writer {
         self.storeTag = connection.storeTag
         self.connection = connection
         self.store = store
+        self.ids = IDAllocator(homes: store.idHomes)
         self.feed = feed
         self.files = files
         self.logger = logger

@@ -96,3 +96,29 @@ public struct SchemaHistory: Sendable {
         return path
     }
 }
+
+extension SchemaHistory {
+    /// The history of one configuration's store: every version restricted to the configuration's
+    /// entities, and the declared changes that concern them. A custom change (which may touch any
+    /// entity) runs in the default configuration's store only.
+    func restricted(to key: String) -> SchemaHistory {
+        let restrictedSchemas = schemas.map { $0.restricted(to: key) }
+        let restricted = SchemaHistory(schemas: restrictedSchemas, chain: chain, steps: [])
+        var kept: [MigrationStep] = []
+        for step in steps {
+            let source = restricted.schema(step.source)
+            let destination = restricted.schema(step.destination)
+            let changes = step.changes.filter { change in
+                switch change.kind {
+                case .renameEntity(_, let to): destination?.entity(named: to) != nil
+                case .renameField(let entity, _, _), .fill(let entity, _, _), .transform(let entity, _):
+                    destination?.entity(named: entity) != nil
+                case .deleteEntity(let entity), .deleteObjects(let entity, _): source?.entity(named: entity) != nil
+                case .custom: key.isEmpty
+                }
+            }
+            if !changes.isEmpty { kept.append(MigrationStep(from: step.source, to: step.destination, changes: changes)) }
+        }
+        return SchemaHistory(schemas: restrictedSchemas, chain: chain, steps: kept)
+    }
+}

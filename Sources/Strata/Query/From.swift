@@ -21,10 +21,27 @@ public struct From<E: Entity>: Sendable {
     public internal(set) var sections: SectionBy<E>?
     /// The to-one relationships whose objects are loaded with the fetched objects.
     var prefetches: [Prefetch<E>] = []
+    /// The configurations whose stores the fetch reads (`nil` names the default configuration), or
+    /// `nil` for every store of the stack that holds `E`.
+    public private(set) var configurations: [String?]?
 
-    /// Reads every object of entity `E`.
+    /// Reads every object of entity `E`, in every store of the stack that holds it.
     public init() {
         order = OrderBy<E>()
+    }
+
+    /// Reads the objects of entity `E` in the stores of these configurations only (`nil` names the
+    /// default configuration), in a stack of several stores (see ``Schema/configuration(_:_:)``).
+    ///
+    /// ```swift
+    /// let cached = try await stack.fetchAll(From<Thumbnail>("Cache"))
+    /// let both = try await stack.fetchCount(From<Note>(nil, "Shared"))
+    /// ```
+    /// A configuration the schema does not declare, without a store in the stack, or whose store does
+    /// not hold `E` makes the fetch throw ``StrataError/Code/storeNotFound``.
+    public init(_ configuration: String?, _ more: String?...) {
+        order = OrderBy<E>()
+        configurations = [configuration] + more
     }
 
     /// Keeps only the objects that match; a second `where` is combined with the first by AND.
@@ -85,6 +102,13 @@ public struct From<E: Entity>: Sendable {
             case .batchSize(let count): copy.batchSize = count
             }
         }
+        return copy
+    }
+
+    /// The same fetch without its configurations, for a read routed to one store already.
+    func unscoped() -> From<E> {
+        var copy = self
+        copy.configurations = nil
         return copy
     }
 

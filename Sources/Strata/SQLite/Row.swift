@@ -13,7 +13,12 @@ public struct Row {
 
     init(statement: Statement) {
         self.statement = statement
-        self.storeTag = statement.connection.storeTag
+        let column = statement.tagColumn
+        if column >= 0, case .integer(let tag) = statement.value(at: column) {
+            self.storeTag = UInt32(truncatingIfNeeded: tag)
+        } else {
+            self.storeTag = statement.connection.storeTag
+        }
     }
 
     /// Decodes the value of column `index` (0-based) as `V`.

@@ -18,6 +18,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             case typeMismatch, notFound, transactionCancelled, transactionClosed, schemaMismatch
             case unsupportedQuery, invalidArgument, invalidEdit, stackClosed, deleteDenied, reentrantTransaction
             case corrupt, diskFull, ioError, invalidMigration, historyUnavailable, historyExpired
+            case storeNotFound
         }
 
         private let base: Base
@@ -83,6 +84,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// The history after the given token was purged, so the changes since it can no longer be read
         /// in full: fetch the current state again and follow the history from the current token.
         public static let historyExpired = Code(.historyExpired)
+        /// A fetch or a creation named a configuration that the schema does not declare, that has no
+        /// store in this stack, or whose store does not hold the entity (CoreStore's
+        /// `persistentStoreNotFound`); the message lists the configurations there are.
+        public static let storeNotFound = Code(.storeNotFound)
 
         public var description: String { base.rawValue }
     }

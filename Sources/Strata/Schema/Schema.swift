@@ -16,6 +16,9 @@ public struct Schema: Sendable {
     /// The lock declared for this version, if any: a stack refuses the schema when its entities no
     /// longer match it.
     public let declaredVersionLock: VersionLock?
+    /// The configurations declared with ``configuration(_:_:)``: named ones in declaration order, and
+    /// the entities placed in each (by name; the default configuration is the key `""`).
+    var declaredConfigurations: [(name: String, entities: [String])] = []
 
     /// Declares a schema version with its entities and, once it shipped, its ``VersionLock``.
     public init(_ version: String, _ entities: any Entity.Type..., versionLock: VersionLock? = nil) {
@@ -28,6 +31,14 @@ public struct Schema: Sendable {
         self.entities = entities.map { $0.entityDescription }
         self.entityTypes = entities.map { ObjectIdentifier($0) }
         self.declaredVersionLock = versionLock
+    }
+
+    /// A schema with these members as they are (for ``restricted(to:)``).
+    init(version: String, entities: [EntityDescription], entityTypes: [ObjectIdentifier], declaredVersionLock: VersionLock?) {
+        self.version = version
+        self.entities = entities
+        self.entityTypes = entityTypes
+        self.declaredVersionLock = declaredVersionLock
     }
 
     /// The entity with this name, if it is part of the schema.
@@ -194,5 +205,6 @@ public struct Schema: Sendable {
                     entity: entity.name, field: field.property)
             }
         }
+        try validateConfigurations()
     }
 }

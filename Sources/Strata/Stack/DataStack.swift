@@ -53,7 +53,32 @@ public final class DataStack: Sendable {
     public convenience init(
         _ schema: Schema, storage: some Storage = InMemoryStore(), configuration: Configuration = Configuration()
     ) async throws {
-        try await self.init(schema: schema, history: nil, location: storage.location(), configuration: configuration, progress: nil)
+        try await self.init(schema: schema, history: nil, locations: [storage.location()], configuration: configuration, progress: nil)
+    }
+
+    /// Opens (creating if needed) a stack of several stores: one per configuration of `schema` (see
+    /// ``Schema/configuration(_:_:)``), each storage naming its configuration with `.configuration(_:)`.
+    ///
+    /// ```swift
+    /// let schema = Schema("V1", Person.self, Thumbnail.self).configuration("Cache", Thumbnail.self)
+    /// let stack = try await DataStack(schema, storages: [
+    ///     SQLiteStore(path: "app.sqlite"),
+    ///     SQLiteStore(path: "cache.sqlite").configuration("Cache"),
+    /// ])
+    /// ```
+    /// Each store holds the tables of its configuration's entities and its own version lock, and is
+    /// set up (or checked) on its own. The stack reads them together: every connection attaches them
+    /// all, so a fetch of an entity that lives in several stores reads them in one statement. The
+    /// default configuration's store (or, without one, the first) is the main store: ``path`` names
+    /// it, and the persistent history lives in it.
+    ///
+    /// - Throws: ``StrataError/Code/invalidArgument`` for no storage, a configuration the schema does
+    ///   not declare (the message lists those it does), two storages for one configuration or one
+    ///   file, more than 10 stores besides the main one; the errors of ``init(_:storage:configuration:)``.
+    public convenience init(_ schema: Schema, storages: [any Storage], configuration: Configuration = Configuration()) async throws {
+        var locations: [StorageLocation] = []
+        for storage in storages { locations.append(try storage.location()) }
+        try await self.init(schema: schema, history: nil, locations: locations, configuration: configuration, progress: nil)
     }
 
     /// Opens (creating if needed) a store at the current version of `history`, first migrating it along
@@ -81,7 +106,25 @@ public final class DataStack: Sendable {
         defer { progress?.finish() }
         let schema = try history.validate()
         try await self.init(
-            schema: schema, history: history, location: storage.location(), configuration: configuration, progress: progress)
+            schema: schema, history: history, locations: [storage.location()], configuration: configuration, progress: progress)
+    }
+
+    /// Opens (creating if needed) a stack of several stores at the current version of `history`, first
+    /// migrating each store along the history's chain if it is at an older version.
+    ///
+    /// Each store migrates on its own, in a transaction of its own, as the versions of its
+    /// configuration say: the history restricted to the configuration's entities. A custom change
+    /// (``MigrationChange/custom(_:)``) runs in the default configuration's store only. Entities do not
+    /// move between stores: an entity a version moves to another configuration starts empty there.
+    public convenience init(
+        _ history: SchemaHistory, storages: [any Storage], configuration: Configuration = Configuration(),
+        progress: MigrationProgress? = nil
+    ) async throws {
+        defer { progress?.finish() }
+        let schema = try history.validate()
+        var locations: [StorageLocation] = []
+        for storage in storages { locations.append(try storage.location()) }
+        try await self.init(schema: schema, history: history, locations: locations, configuration: configuration, progress: progress)
     }
 
     /// What opening `storage` with `history` would do (which steps, how each entity migrates, how many
@@ -93,7 +136,7 @@ public final class DataStack: Sendable {
     }
 
     private init(
-        schema: Schema, history: SchemaHistory?, location: StorageLocation, configuration: Configuration,
+        schema: Schema, history: SchemaHistory?, locations: [StorageLocation], configuration: Configuration,
         progress: MigrationProgress?
     ) async throws {
         try schema.validate()
@@ -111,7 +154,8 @@ public final class DataStack: Sendable {
                 .invalidArgument,
                 "busyTimeout must not be negative (it was \(configuration.busyTimeout)); use .zero to fail at once on a locked database.")
         }
-        let files = StoreFiles(path: location.path, isTemporary: location.isTemporary)
+        let layout = try StoreLayout(schema: schema, locations: locations)
+        let location = layout.main.location
         let timeout = configuration.busyTimeout.components
         let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
         var options = Connection.Options()
@@ -122,19 +166,25 @@ public final class DataStack: Sendable {
         let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
         options.busyReportThreshold = configuration.longWaitThreshold
         options.busyReport = waitLog.lockReport(path: location.path)
-        if location.recreatesOnSchemaMismatch,
-            let version = try await Migrator.removeIfMismatched(
-                history: history ?? SchemaHistory(schema), current: schema, path: location.path, options: options)
-        {
-            configuration.logger.warning(
-                "store deleted and made anew: its schema version could not be opened",
-                metadata: ["strata.path": "\(location.path)", "strata.storeSchema": "\(version)", "strata.schema": "\(schema.version)"])
+        var tags: [UInt32] = []
+        for planned in layout.stores {
+            tags.append(try await Self.prepareStore(
+                planned, layout: layout, schema: schema, history: history, options: options, logger: configuration.logger,
+                progress: progress))
         }
-        if let history {
-            try await Migrator.migrateIfNeeded(
-                history: history, current: schema, path: location.path, options: options, progress: progress)
+        try layout.checkTags(tags)
+        let attachedFiles = layout.attached.map { StoreFiles(path: $0.location.path, isTemporary: $0.location.isTemporary) }
+        let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
+        options.attachments = layout.attached.map { ($0.schemaName ?? "", $0.location.path) }
+        var attachedContexts: [StoreContext] = []
+        for (planned, tag) in zip(layout.attached, tags.dropFirst()) {
+            attachedContexts.append(try StoreContext(
+                schema: schema, configuration: planned.configuration, schemaName: planned.schemaName, tag: tag))
         }
-        let store = try StoreContext(schema: schema)
+        let store = try StoreContext(
+            schema: schema, configuration: layout.main.configuration, tag: layout.isPartitioned ? tags[0] : 0,
+            attached: attachedContexts)
+        if attachedContexts.count > 0 { try await Self.checkSharedIDs(store: store, files: files, options: options) }
         let feed = CommitFeed()
         self.schema = schema
         self.path = location.path

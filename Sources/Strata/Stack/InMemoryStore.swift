@@ -11,14 +11,27 @@ import Foundation
 /// (SQLite's own `:memory:` databases cannot be shared between a writer and concurrent readers
 /// without readers blocking on the writer's locks.)
 public struct InMemoryStore: Storage {
+    private var configurationName: String?
+
     /// A new, empty store.
     public init() {}
+
+    /// The same store, holding the entities of the schema configuration `name` (see
+    /// ``Schema/configuration(_:_:)``) in a stack of several stores; `nil` (the default) holds the
+    /// default configuration's.
+    public func configuration(_ name: String?) -> InMemoryStore {
+        var store = self
+        store.configurationName = name
+        return store
+    }
 
     public func location() throws(StrataError) -> StorageLocation {
         let directory = Self.directory
         let name = "\(Self.filePrefix)\(Self.pidNamespace)-\(getpid())-\(UUID().uuidString).sqlite"
         let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
-        return StorageLocation(path: path, isTemporary: true, defaultSynchronous: .off)
+        var location = StorageLocation(path: path, isTemporary: true, defaultSynchronous: .off)
+        location.configuration = configurationName
+        return location
     }
 
     static let filePrefix = "strata-memory-"

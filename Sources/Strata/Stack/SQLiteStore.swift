@@ -17,6 +17,7 @@ public struct SQLiteStore: Storage {
 
     private let place: Place
     private var recreates = false
+    private var configurationName: String?
 
     /// A store at this path. The directory must exist.
     public init(path: String) {
@@ -50,6 +51,22 @@ public struct SQLiteStore: Storage {
         return store
     }
 
+    /// The same store, holding the entities of the schema configuration `name` (see
+    /// ``Schema/configuration(_:_:)``) in a stack of several stores; `nil` (the default) holds the
+    /// default configuration's.
+    ///
+    /// ```swift
+    /// let stack = try await DataStack(schema, storages: [
+    ///     SQLiteStore(path: "app.sqlite"),
+    ///     SQLiteStore(path: "cache.sqlite").configuration("Cache"),
+    /// ])
+    /// ```
+    public func configuration(_ name: String?) -> SQLiteStore {
+        var store = self
+        store.configurationName = name
+        return store
+    }
+
     /// The default directory for ``init(fileName:)``.
     public static var defaultDirectory: URL {
         let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
@@ -76,7 +93,9 @@ public struct SQLiteStore: Storage {
                     .invalidArgument,
                     "The store path contains a NUL character, which no file name can hold: \(path.debugDescription).")
             }
-            return StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal, recreatesOnSchemaMismatch: recreates)
+            var location = StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal, recreatesOnSchemaMismatch: recreates)
+            location.configuration = configurationName
+            return location
         case .fileName(let name):
             guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0) else {
                 throw StrataError(
@@ -89,9 +108,11 @@ public struct SQLiteStore: Storage {
                 throw StrataError(
                     .cannotOpen, "Cannot create the directory \(directory.path) for the store: \(error.localizedDescription)")
             }
-            return StorageLocation(
+            var location = StorageLocation(
                 path: directory.appendingPathComponent(name).path, isTemporary: false, defaultSynchronous: .normal,
                 recreatesOnSchemaMismatch: recreates)
+            location.configuration = configurationName
+            return location
         }
     }
 }

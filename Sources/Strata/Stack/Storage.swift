@@ -14,6 +14,8 @@ public struct StorageLocation: Sendable {
     let defaultSynchronous: DataStack.Synchronous
     /// Whether a store the schema cannot open is deleted and made anew (``SQLiteStore/recreatingOnSchemaMismatch()``).
     let recreatesOnSchemaMismatch: Bool
+    /// The schema configuration whose entities this store holds (`nil`: the default configuration).
+    var configuration: String?
 
     init(path: String, isTemporary: Bool, defaultSynchronous: DataStack.Synchronous, recreatesOnSchemaMismatch: Bool = false) {
         self.path = path

@@ -6,12 +6,44 @@
 /// it; it is not `Sendable`, so it cannot leave it.
 public class ReadContext {
     let connection: Connection
-    let store: StoreContext
+    /// The store the running operation acts on: the stack's main store, or in a stack of several
+    /// stores, the one a write was routed to while it runs (see ``inStore(_:_:)``).
+    private(set) var store: StoreContext
+    /// The stack's main store, which knows every store.
+    let stack: StoreContext
     var isOpen = true
 
     init(connection: Connection, store: StoreContext) {
         self.connection = connection
         self.store = store
+        self.stack = store
+    }
+
+    /// Runs `body` acting on `target`: its statements name the target's tables and the IDs it reads
+    /// and accepts are the target's.
+    func inStore<T>(_ target: StoreContext, _ body: () throws -> T) throws -> T {
+        let saved = store
+        store = target
+        defer { store = saved }
+        return try connection.withStore(target) { () throws -> T in try body() }
+    }
+
+    /// The store a write of a new object of `E` goes to when it is not the current one: the stack's
+    /// store of `into`'s configuration. `nil` while a routed write runs (it stays in its store).
+    func routed<E: Entity>(_ into: Into<E>) throws(StrataError) -> StoreContext? {
+        guard store === stack, stack.isPartitioned || into.isScoped else { return nil }
+        let target = try stack.store(for: into)
+        return target === store ? nil : target
+    }
+
+    /// The store a write of the object `id` goes to when it is not the current one (`nil` while a
+    /// routed write runs). An ID that no store holds goes to the first store holding its entity, where
+    /// it is not found either.
+    func routed<E: Entity>(_ id: EntityID<E>) throws(StrataError) -> StoreContext? {
+        guard store === stack, stack.isPartitioned else { return nil }
+        var target = try connection.storeHolding(id, store: stack)
+        if target == nil { target = try stack.stores(for: E.entityDescription.name, scope: nil)[0] }
+        return target === store ? nil : target
     }
 
     func checkOpen() throws(StrataError) {

@@ -26,6 +26,7 @@ extension Transaction {
     public func importObjects<E: ImportableObject, S: Sequence>(_ into: Into<E>, from sources: S) throws -> ImportResult<E>
     where S.Element == E.ImportSource {
         try checkOpen()
+        if let target = try routed(into) { return try inStore(target) { try importObjects(into, from: sources) } }
         var result = ImportResult<E>()
         var index = -1
         for source in sources {
@@ -66,6 +67,7 @@ extension Transaction {
         -> ImportResult<E> where S.Element == E.ImportSource
     {
         try checkOpen()
+        if let target = try routed(into) { return try inStore(target) { try importUniqueObjects(into, from: sources) } }
         let entity = try store.entity(E.self)
         try requireUniqueField(E.uniqueIDKeyPath, entity)
         var result = ImportResult<E>()

@@ -50,7 +50,7 @@ public final class Transaction: ReadContext {
     /// `nil` when the entity preserves none (or the row does not exist).
     func preservedValues(_ entity: String, _ id: Int64) throws(StrataError) -> [String: DatabaseValue]? {
         guard let fields = preserved[entity] else { return nil }
-        let statement = try connection.cachedStatement(fields.select)
+        let statement = try connection.cachedStatement(fields.select(from: store.builder.qualified(entity)))
         try statement.bind(.integer(id), at: 1)
         guard try statement.step() else { return nil }
         var values: [String: DatabaseValue] = [:]
@@ -83,6 +83,7 @@ public final class Transaction: ReadContext {
     @discardableResult
     public func create<E: Entity>(_ into: Into<E>, _ configure: (inout E) throws -> Void = { _ in }) throws -> E {
         try checkOpen()
+        if let target = try routed(into) { return try inStore(target) { try create(into, configure) } }
         let entity = try store.entity(E.self)
         var object = E(newObject: NewObject())
         try configure(&object)
@@ -90,12 +91,6 @@ public final class Transaction: ReadContext {
             throw StrataError(
                 .invalidEdit, "The ID of a new \(E.self) is assigned by the store; don't set it in create.",
                 entity: entity.description.name, field: "id")
-        }
-        if !entity.toOnes.isEmpty {
-            let values = FieldEncoder.values(of: object)
-            for toOne in entity.toOnes {
-                if case .integer(let target) = values[toOne.fieldIndex] { try checkTarget(toOne, target) }
-            }
         }
         let name = entity.description.name
         let statement = try connection.statement(entity.insert)
@@ -105,6 +100,12 @@ public final class Transaction: ReadContext {
         if let failure = encoder.failure {
             let field = encoder.failedField.flatMap { $0 < entity.description.fields.count ? entity.description.fields[$0].property : nil }
             throw failure.with(entity: name, field: field)
+        }
+        if !entity.toOnes.isEmpty {
+            let values = FieldEncoder.values(of: object)
+            for toOne in entity.toOnes {
+                if case .integer(let target) = values[toOne.fieldIndex] { try checkTarget(toOne, target) }
+            }
         }
         let id = try ids.allocate(name, connection)
         try statement.bind(.integer(id), at: 1)
@@ -148,6 +149,7 @@ public final class Transaction: ReadContext {
     @discardableResult
     public func edit<E: Entity>(_ id: EntityID<E>, _ body: (inout E) throws -> Void) throws -> E {
         try checkOpen()
+        if let target = try routed(id) { return try inStore(target) { try edit(id, body) } }
         try connection.checkOwn(id)
         let entity = try store.entity(E.self)
         guard let current = try connection.fetchExisting(id, store: store) else {
@@ -242,6 +244,7 @@ public final class Transaction: ReadContext {
     ///   still holds objects.
     public func delete<E: Entity>(_ id: EntityID<E>) throws {
         try checkOpen()
+        if let target = try routed(id) { return try inStore(target) { try delete(id) } }
         try connection.checkOwn(id)
         let entity = try store.entity(E.self)
         let name = entity.description.name
@@ -277,6 +280,26 @@ public final class Transaction: ReadContext {
     @discardableResult
     public func deleteAll<E: Entity>(_ from: From<E>) throws -> Int {
         try checkOpen()
+        if store === stack, stack.isPartitioned || from.configurations != nil {
+            let stores = try stack.stores(for: E.entityDescription.name, scope: from.configurations)
+            guard stores.count == 1 else {
+                guard from.limit == nil, from.offset == nil else {
+                    throw StrataError(
+                        .unsupportedQuery,
+                        "deleteAll with a limit or an offset reads one store: name its configuration, as in From<\(E.self)>(\"Name\").",
+                        entity: E.entityDescription.name)
+                }
+                var count = 0
+                for target in stores { count += try inStore(target) { try deleteAllInStore(from.unscoped()) } }
+                return count
+            }
+            return try inStore(stores[0]) { try deleteAllInStore(from.unscoped()) }
+        }
+        return try deleteAllInStore(from)
+    }
+
+    /// Deletes every object of the current store that matches.
+    private func deleteAllInStore<E: Entity>(_ from: From<E>) throws -> Int {
         let entity = try store.entity(E.self)
         if store.hasRelationships(entity.description.name) {
             let ids = try connection.fetchIDs(from, store: store)

@@ -40,6 +40,7 @@ extension Transaction {
         _ into: Into<E>, from sources: S, _ configure: (S.Element, inout E) throws -> Void
     ) throws -> ImportResult<E> {
         try checkOpen()
+        if let target = try routed(into) { return try inStore(target) { try insertAll(into, from: sources, configure) } }
         var result = ImportResult<E>()
         var index = 0
         for source in sources {
@@ -71,6 +72,9 @@ extension Transaction {
         _ configure: (S.Element, inout E) throws -> Void
     ) throws -> ImportResult<E> {
         try checkOpen()
+        if let target = try routed(into) {
+            return try inStore(target) { try upsertAll(into, from: sources, uniqueBy: key, policy: policy, configure) }
+        }
         let entity = try store.entity(E.self)
         let description = entity.description
         try requireUniqueField(key, entity)
@@ -95,7 +99,7 @@ extension Transaction {
         let statement = try connection.cachedStatement(upsertSQL(description, key: keyIndex, written: written))
         let keyColumn = SQLiteDialect().quote(description.fields[keyIndex].column)
         let findID = try connection.cachedStatement(
-            "SELECT \"id\" FROM \(SQLiteDialect().quote(description.name)) WHERE \(keyColumn) = ?")
+            "SELECT \"id\" FROM \(store.builder.qualified(description.name)) WHERE \(keyColumn) = ?")
         var result = ImportResult<E>()
         var index = -1
         for source in sources {

@@ -20,9 +20,7 @@ struct HistoryRecorder {
         for (entity, properties) in try (options ?? HistoryOptions()).preservedProperties(in: schema) {
             guard let description = schema.entities.first(where: { $0.name == entity }) else { continue }
             let columns = properties.compactMap { property in description.fields.first { $0.property == property }?.column }
-            let select = "SELECT \(columns.map(dialect.quote).joined(separator: ", ")) FROM \(dialect.quote(entity)) "
-                + "WHERE \(dialect.quote("id")) = ?"
-            preserved[entity] = PreservedFields(select: select, properties: properties)
+            preserved[entity] = PreservedFields(columns: columns.map(dialect.quote).joined(separator: ", "), properties: properties)
         }
         self.preserved = preserved
         try HistoryStore.prepare(connection)

@@ -16,7 +16,7 @@ extension QueryBuilder {
     private func relatedRows(
         _ relationship: SchemaGraph.ToMany, outer: String, alias: String, joinAlias: String, joinOnly: Bool = false
     ) -> (from: String, order: String?) {
-        let target = dialect.quote(relationship.target)
+        let target = qualified(relationship.target)
         let id = dialect.quote("id")
         switch relationship.storage {
         case .foreignKey(let column, let position):
@@ -25,10 +25,10 @@ extension QueryBuilder {
         case .joinTable(let table, let own, let other, let position):
             let order = "\(joinAlias).\(dialect.quote(position)), \(joinAlias).\(dialect.quote(other))"
             if joinOnly {
-                return ("\(dialect.quote(table)) AS \(joinAlias) WHERE \(joinAlias).\(dialect.quote(own)) = \(outer).\(id)", order)
+                return ("\(qualified(table)) AS \(joinAlias) WHERE \(joinAlias).\(dialect.quote(own)) = \(outer).\(id)", order)
             }
             return (
-                "\(dialect.quote(table)) AS \(joinAlias) JOIN \(target) AS \(alias) ON \(alias).\(id) = "
+                "\(qualified(table)) AS \(joinAlias) JOIN \(target) AS \(alias) ON \(alias).\(id) = "
                     + "\(joinAlias).\(dialect.quote(other)) WHERE \(joinAlias).\(dialect.quote(own)) = \(outer).\(id)",
                 order)
         }
@@ -97,7 +97,7 @@ extension QueryBuilder {
         let alias = query.nextAlias()
         let id = dialect.quote("id")
         query.sql += "(\(outer).\(dialect.quote(relationship.column)) IN (SELECT \(alias).\(id) FROM "
-            + "\(dialect.quote(relationship.target)) AS \(alias) WHERE "
+            + "\(qualified(relationship.target)) AS \(alias) WHERE "
         try render(condition, qualifier: alias, into: &query, depth: depth)
         query.sql += "))"
     }

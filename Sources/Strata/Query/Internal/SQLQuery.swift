@@ -25,16 +25,26 @@ struct QueryBuilder: Sendable {
     let dialect: any SQLDialect
     /// The resolved relationships; `nil` builds only what needs none.
     let graph: SchemaGraph?
+    /// The SQLite schema name of the store the statements act on (an attached store of a stack of
+    /// several stores), or `nil` for the main database: every table name is qualified with it.
+    let schemaName: String?
 
-    init(dialect: any SQLDialect = SQLiteDialect(), graph: SchemaGraph? = nil) {
+    init(dialect: any SQLDialect = SQLiteDialect(), graph: SchemaGraph? = nil, schemaName: String? = nil) {
         self.dialect = dialect
         self.graph = graph
+        self.schemaName = schemaName
+    }
+
+    /// A table name as the statements name it: quoted, and qualified with the store's schema name.
+    func qualified(_ table: String) -> String {
+        guard let schemaName else { return dialect.quote(table) }
+        return dialect.quote(schemaName) + "." + dialect.quote(table)
     }
 
     /// The columns an entity's `init(row:)` reads: the ID, the fields, the to-many relationships (as
     /// JSON arrays of IDs) and the derived fields, qualified with `qualifier`.
     func selectColumns(_ entity: EntityDescription, qualifier: String? = nil, into query: inout SQLQuery) throws(StrataError) -> String {
-        let table = qualifier ?? dialect.quote(entity.name)
+        let table = qualifier ?? qualified(entity.name)
         var columns = ["\(table).\(dialect.quote("id"))"] + entity.fields.map { "\(table).\(dialect.quote($0.column))" }
         for index in entity.toMany.indices {
             columns.append(try toManyIDs(entity.name, index, outer: table, into: &query))
@@ -49,7 +59,7 @@ struct QueryBuilder: Sendable {
     func select<E>(_ from: From<E>, idOnly: Bool = false) throws(StrataError) -> SQLQuery {
         try from.validate()
         let entity = E.entityDescription
-        let table = dialect.quote(entity.name)
+        let table = qualified(entity.name)
         var query = SQLQuery(sql: "", bindings: [])
         let columns = idOnly ? "\(table).\(dialect.quote("id"))" : try selectColumns(entity, into: &query)
         query.sql = "SELECT \(columns) FROM \(table)"
@@ -67,7 +77,7 @@ struct QueryBuilder: Sendable {
         }
         let from = query.from
         try from.validate()
-        let table = dialect.quote(entityName)
+        let table = qualified(entityName)
         var result = SQLQuery(sql: "", bindings: [])
         var columns: [String] = []
         for term in query.terms {
@@ -94,7 +104,7 @@ struct QueryBuilder: Sendable {
             return inner
         }
         try from.validate()
-        let table = dialect.quote(E.entityDescription.name)
+        let table = qualified(E.entityDescription.name)
         var query = SQLQuery(sql: "SELECT count(*) FROM \(table)", bindings: [])
         try appendWhere(from.predicate, qualifier: table, to: &query)
         return query
@@ -102,7 +112,7 @@ struct QueryBuilder: Sendable {
 
     /// `DELETE FROM <table> [WHERE] RETURNING id`.
     func delete<E>(_ from: From<E>) throws(StrataError) -> SQLQuery {
-        let table = dialect.quote(E.entityDescription.name)
+        let table = qualified(E.entityDescription.name)
         var query = SQLQuery(sql: "DELETE FROM \(table)", bindings: [])
         try appendWhere(from.predicate, qualifier: table, to: &query)
         query.sql += dialect.returningIDClause
@@ -113,7 +123,7 @@ struct QueryBuilder: Sendable {
     func insert(_ entity: EntityDescription) -> String {
         let columns = ([dialect.quote("id")] + entity.fields.map { dialect.quote($0.column) }).joined(separator: ", ")
         let placeholders = (0...entity.fields.count).map { dialect.placeholder($0 + 1) }.joined(separator: ", ")
-        return "INSERT INTO \(dialect.quote(entity.name)) (\(columns)) VALUES (\(placeholders))"
+        return "INSERT INTO \(qualified(entity.name)) (\(columns)) VALUES (\(placeholders))"
     }
 
     /// `UPDATE <table> SET <changed fields> WHERE id = ?`.
@@ -121,31 +131,31 @@ struct QueryBuilder: Sendable {
         let assignments = fields.enumerated().map { offset, index in
             "\(dialect.quote(entity.fields[index].column)) = \(dialect.placeholder(offset + 1))"
         }
-        return "UPDATE \(dialect.quote(entity.name)) SET \(assignments.joined(separator: ", ")) "
+        return "UPDATE \(qualified(entity.name)) SET \(assignments.joined(separator: ", ")) "
             + "WHERE \(dialect.quote("id")) = \(dialect.placeholder(fields.count + 1))"
     }
 
     /// `SELECT <columns> FROM <table> WHERE id = ?`.
     func selectByID(_ entity: EntityDescription) throws(StrataError) -> String {
         var query = SQLQuery(sql: "", bindings: [])
-        let table = dialect.quote(entity.name)
+        let table = qualified(entity.name)
         return "SELECT \(try selectColumns(entity, into: &query)) FROM \(table) WHERE \(table).\(dialect.quote("id")) = ?"
     }
 
     /// `DELETE FROM <table> WHERE id = ?`.
     func deleteByID(_ entity: EntityDescription) -> String {
-        "DELETE FROM \(dialect.quote(entity.name)) WHERE \(dialect.quote("id")) = ?"
+        "DELETE FROM \(qualified(entity.name)) WHERE \(dialect.quote("id")) = ?"
     }
 
     // MARK: Clauses
 
-    private func appendWhere<E>(_ predicate: Where<E>?, qualifier: String, to query: inout SQLQuery) throws(StrataError) {
+    func appendWhere<E>(_ predicate: Where<E>?, qualifier: String, to query: inout SQLQuery) throws(StrataError) {
         guard let predicate else { return }
         query.sql += " WHERE "
         try render(predicate.expression, qualifier: qualifier, into: &query)
     }
 
-    private func appendOrder<E>(_ order: OrderBy<E>, qualifier: String, to query: inout SQLQuery) throws(StrataError) {
+    func appendOrder<E>(_ order: OrderBy<E>, qualifier: String, to query: inout SQLQuery) throws(StrataError) {
         guard !order.terms.isEmpty else { return }
         var parts: [String] = []
         for term in order.terms {
@@ -156,7 +166,7 @@ struct QueryBuilder: Sendable {
         query.sql += " ORDER BY " + parts.joined(separator: ", ")
     }
 
-    private func appendLimit<E>(_ from: From<E>, to query: inout SQLQuery) {
+    func appendLimit<E>(_ from: From<E>, to query: inout SQLQuery) {
         guard from.limit != nil || from.offset != nil else { return }
         query.sql += " LIMIT \(dialect.placeholder(query.bindings.count + 1))"
         query.bindings.append(.integer(Int64(from.limit ?? -1)))
@@ -177,7 +187,7 @@ struct QueryBuilder: Sendable {
             inner.through.removeFirst()
             let alias = query.nextAlias()
             let value = try columnSQL(inner, qualifier: alias, into: &query)
-            return "(SELECT \(value) FROM \(dialect.quote(hop.target)) AS \(alias) WHERE \(alias)."
+            return "(SELECT \(value) FROM \(qualified(hop.target)) AS \(alias) WHERE \(alias)."
                 + "\(dialect.quote("id")) = \(qualifier).\(dialect.quote(hop.column)))"
         }
         switch column.kind {

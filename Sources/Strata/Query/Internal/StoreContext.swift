@@ -1,4 +1,8 @@
-/// The schema of an open stack with the SQL of each entity prepared once.
+/// The schema of an open stack with the SQL of each entity prepared once, for one of its stores.
+///
+/// A stack of one store has one context. A stack of several (see ``Schema/configuration(_:_:)``) has
+/// one per store: the main database's, which lists the others in ``attached``, and one per attached
+/// store, whose statements name its tables with the store's SQLite schema name.
 final class StoreContext: Sendable {
     /// The SQL Strata runs for one entity, built once per stack. A class, so that looking it up on every
     /// create or fetch costs one reference count instead of one per field.
@@ -28,18 +32,40 @@ final class StoreContext: Sendable {
     let schema: Schema
     let graph: SchemaGraph
     let builder: QueryBuilder
+    /// The configuration whose entities this store holds (`""`: the default one).
+    let configuration: String
+    /// The schema restricted to this store's entities: what its file holds and its version lock covers.
+    let storeSchema: Schema
+    /// The names of the entities this store holds.
+    let storeEntities: Set<String>
+    /// The store's tag, which its IDs carry (0 in a stack of one store, where the connection's tag is used).
+    let tag: UInt32
+    /// The other stores of a stack of several, on the main store's context; empty otherwise.
+    let attached: [StoreContext]
+    /// Whether accesses must choose a store: the stack has several, or the schema has configurations
+    /// (so the one store may not hold every entity).
+    let isPartitioned: Bool
     private let entities: [String: EntitySQL]
     /// The same, by Swift type, for the hot path.
     private let entitiesByType: [ObjectIdentifier: EntitySQL]
     /// The entities whose objects take part in relationships (as source or target).
     private let related: Set<String>
 
-    init(schema: Schema) throws(StrataError) {
+    init(
+        schema: Schema, configuration: String = "", schemaName: String? = nil, tag: UInt32 = 0, attached: [StoreContext] = []
+    ) throws(StrataError) {
         let graph = try SchemaGraph(schema: schema)
-        let builder = QueryBuilder(graph: graph)
+        let builder = QueryBuilder(graph: graph, schemaName: schemaName)
         self.schema = schema
         self.graph = graph
         self.builder = builder
+        self.configuration = configuration
+        self.storeSchema = schema.hasConfigurations ? schema.restricted(to: configuration) : schema
+        self.storeEntities = Set(storeSchema.entities.map(\.name))
+        self.tag = tag
+        self.attached = attached
+        self.isPartitioned = !attached.isEmpty || schema.hasConfigurations
+        self.mainOnly = attached.isEmpty ? nil : try StoreContext(schema: schema, configuration: configuration, tag: tag)
         var related: Set<String> = []
         for relationships in graph.toMany.values {
             for relationship in relationships { related.formUnion([relationship.source, relationship.target]) }
@@ -65,6 +91,18 @@ final class StoreContext: Sendable {
         }
         self.entitiesByType = byType
     }
+
+    /// Whether this is the main context of a stack of several stores.
+    var hasSeveralStores: Bool { !attached.isEmpty }
+
+    /// Every store of the stack, main first: for a stack of several, a context of the main database
+    /// alone (this one reads across stores), then the attached ones; this one for a stack of one store.
+    var allStores: [StoreContext] { [mainOnly ?? self] + attached }
+    /// For a stack of several stores, the context of the main database alone (this one reads across).
+    private let mainOnly: StoreContext?
+
+    /// The configuration's name as the API spells it: `nil` for the default one.
+    var configurationName: String? { configuration.isEmpty ? nil : configuration }
 
     /// Whether objects of an entity take part in relationships (their own or others' pointing at them),
     /// so that writes must keep them stored and deletes must apply rules.

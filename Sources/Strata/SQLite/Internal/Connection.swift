@@ -28,6 +28,8 @@ final class Connection {
         var busyReportThreshold: Duration?
         /// Called on the connection's thread with the time waited so far.
         var busyReport: (@Sendable (Duration) -> Void)?
+        /// The other stores of a stack of several: attached under these SQLite schema names.
+        var attachments: [(schemaName: String, path: String)] = []
     }
 
     /// SQLite's `synchronous` setting.
@@ -106,6 +108,19 @@ final class Connection {
                     sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
             }
             try execute("PRAGMA foreign_keys = ON")
+            for attachment in options.attachments {
+                try execute("ATTACH DATABASE ? AS \"\(attachment.schemaName)\"", [.text(attachment.path)])
+                if !options.readOnly {
+                    guard sqlite3_db_readonly(db, attachment.schemaName) != 1 else {
+                        throw StrataError(
+                            .readOnly,
+                            "The store at \(attachment.path) can only be read (the file or its directory is read-only). "
+                                + "Open it from a writable location, or fix its permissions.",
+                            sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
+                    }
+                    try execute("PRAGMA \"\(attachment.schemaName)\".synchronous = \(options.synchronous.rawValue)")
+                }
+            }
             if !options.readOnly {
                 if options.walMode {
                     let mode = try pragmaText("PRAGMA journal_mode = WAL")
@@ -322,8 +337,8 @@ final class Connection {
 
     /// `PRAGMA data_version`: it changes when another connection commits to the database, never for
     /// this connection's own commits.
-    func dataVersion() throws(StrataError) -> Int64? {
-        let statement = try cachedStatement("PRAGMA data_version")
+    func dataVersion(of schemaName: String? = nil) throws(StrataError) -> Int64? {
+        let statement = try cachedStatement(schemaName.map { "PRAGMA \"\($0)\".data_version" } ?? "PRAGMA data_version")
         defer { statement.reset() }
         guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
         return version

@@ -8,6 +8,9 @@ final class Statement {
     let sql: String
     unowned let connection: Connection
     let columnCount: Int32
+    /// The column that holds each row's store tag, in a read across several stores; -1 when the rows
+    /// carry the connection's tag.
+    var tagColumn: Int32 = -1
 
     init(connection: Connection, sql: String) throws(StrataError) {
         var statement: OpaquePointer?

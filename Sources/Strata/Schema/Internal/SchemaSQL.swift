@@ -17,22 +17,31 @@ struct SchemaSQL {
     static func idMarkKey(_ entity: String) -> String { "id_mark:\(entity)" }
 
     /// Raises an ID mark (key, ID): it never goes down.
-    var raiseIDMark: String {
+    var raiseIDMark: String { raiseIDMark(in: nil) }
+
+    /// Raises an ID mark in the metadata of the store with this SQLite schema name (`nil`: main).
+    func raiseIDMark(in schemaName: String?) -> String {
         let value = dialect.quote("value")
-        return "INSERT INTO \(dialect.quote(Self.metadataTable)) (\(dialect.quote("key")), \(value)) VALUES (?, ?) "
+        return "INSERT INTO \(qualified(Self.metadataTable, schemaName)) (\(dialect.quote("key")), \(value)) VALUES (?, ?) "
             + "ON CONFLICT(\(dialect.quote("key"))) DO UPDATE SET \(value) = "
             + "max(CAST(\(value) AS INTEGER), CAST(excluded.\(value) AS INTEGER))"
     }
 
+    /// A table name, quoted and qualified with a store's SQLite schema name (`nil`: unqualified).
+    func qualified(_ table: String, _ schemaName: String?) -> String {
+        guard let schemaName else { return table == "sqlite_sequence" ? table : dialect.quote(table) }
+        return dialect.quote(schemaName) + "." + (table == "sqlite_sequence" ? table : dialect.quote(table))
+    }
+
     /// The largest ID an entity ever used: its table's largest, its ID mark (parameter 1), and, with
     /// `sequence`, `sqlite_sequence` (parameter 2) for a table made with `AUTOINCREMENT`.
-    func largestUsedID(_ entity: String, sequence: Bool) -> String {
+    func largestUsedID(_ entity: String, sequence: Bool, in schemaName: String? = nil) -> String {
         var sources = [
-            "coalesce((SELECT max(\(dialect.quote("id"))) FROM \(dialect.quote(entity))), 0)",
-            "coalesce((SELECT CAST(\(dialect.quote("value")) AS INTEGER) FROM \(dialect.quote(Self.metadataTable)) "
+            "coalesce((SELECT max(\(dialect.quote("id"))) FROM \(qualified(entity, schemaName))), 0)",
+            "coalesce((SELECT CAST(\(dialect.quote("value")) AS INTEGER) FROM \(qualified(Self.metadataTable, schemaName)) "
                 + "WHERE \(dialect.quote("key")) = ?1), 0)",
         ]
-        if sequence { sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?2), 0)") }
+        if sequence { sources.append("coalesce((SELECT seq FROM \(qualified("sqlite_sequence", schemaName)) WHERE name = ?2), 0)") }
         return "SELECT max(\(sources.joined(separator: ", ")))"
     }
 

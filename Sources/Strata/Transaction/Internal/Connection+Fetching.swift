@@ -1,6 +1,46 @@
 /// Fetching, shared by read contexts and transactions.
 extension Connection {
     func fetchAll<E: Entity>(_ from: From<E>, store: StoreContext) throws -> [E] {
+        if store.isPartitioned || from.configurations != nil {
+            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
+            if stores.count == 1 {
+                return try withStore(stores[0]) { () throws -> [E] in try fetchAllIn(from, store: stores[0], prefetching: store) }
+            }
+            return try fetchAllAcross(from, stores: stores, prefetching: store)
+        }
+        return try fetchAllIn(from, store: store, prefetching: store)
+    }
+
+    /// Runs `body` with the IDs read on this connection tagged as `store`'s: the store a routed access
+    /// of a stack of several stores reads or writes.
+    func withStore<T, Failure: Error>(_ store: StoreContext, _ body: () throws(Failure) -> T) throws(Failure) -> T {
+        guard store.tag != 0, store.tag != storeTag else { return try body() }
+        let saved = storeTag
+        storeTag = store.tag
+        defer { storeTag = saved }
+        return try body()
+    }
+
+    /// The objects of `from` in several stores, read by one statement.
+    private func fetchAllAcross<E: Entity>(_ from: From<E>, stores: [StoreContext], prefetching main: StoreContext) throws -> [E] {
+        let (query, tagColumn) = try QueryBuilder.select(from, across: stores.map(\.branch))
+        let statement = try cachedStatement(query.sql)
+        statement.tagColumn = tagColumn
+        defer { statement.reset() }
+        try statement.bind(query.bindings)
+        var objects: [E]
+        do {
+            objects = try E.decodeAll(RowSequence(statement: statement))
+        } catch let error as StrataError {
+            throw error.with(entity: E.entityDescription.name)
+        }
+        if !from.prefetches.isEmpty {
+            try from.loadPrefetched(&objects, connection: self, store: main)
+        }
+        return objects
+    }
+
+    private func fetchAllIn<E: Entity>(_ from: From<E>, store: StoreContext, prefetching main: StoreContext) throws -> [E] {
         let entity = try store.entity(E.self)
         let query = try store.builder.select(from)
         let statement = try cachedStatement(query.sql)
@@ -14,14 +54,20 @@ extension Connection {
             throw error.with(entity: entity.description.name)
         }
         if !from.prefetches.isEmpty {
-            try from.loadPrefetched(&objects, connection: self, store: store)
+            try from.loadPrefetched(&objects, connection: self, store: main)
         }
         return objects
     }
 
     func fetchCount<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> Int {
         _ = try store.entity(E.self)
-        let query = try store.builder.count(from)
+        let query: SQLQuery
+        if store.isPartitioned || from.configurations != nil {
+            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
+            query = stores.count == 1 ? try stores[0].builder.count(from) : try QueryBuilder.count(from, across: stores.map(\.branch))
+        } else {
+            query = try store.builder.count(from)
+        }
         let statement = try cachedStatement(query.sql)
         defer { statement.reset() }
         try statement.bind(query.bindings)
@@ -31,15 +77,53 @@ extension Connection {
 
     func fetchIDs<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> [EntityID<E>] {
         _ = try store.entity(E.self)
-        let query = try store.builder.select(from, idOnly: true)
+        var query: SQLQuery
+        var tagColumn: Int32 = -1
+        var tag = storeTag
+        if store.isPartitioned || from.configurations != nil {
+            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
+            if stores.count == 1 {
+                query = try stores[0].builder.select(from, idOnly: true)
+                if stores[0].tag != 0 { tag = stores[0].tag }
+            } else {
+                (query, tagColumn) = try QueryBuilder.select(from, across: stores.map(\.branch), idOnly: true)
+            }
+        } else {
+            query = try store.builder.select(from, idOnly: true)
+        }
         let statement = try cachedStatement(query.sql)
         defer { statement.reset() }
         try statement.bind(query.bindings)
         var ids: [EntityID<E>] = []
         while try statement.step() {
-            if case .integer(let id) = statement.value(at: 0) { ids.append(EntityID(rawValue: id, storeTag: storeTag)) }
+            if tagColumn >= 0, case .integer(let rowTag) = statement.value(at: tagColumn) {
+                tag = UInt32(truncatingIfNeeded: rowTag)
+            }
+            if case .integer(let id) = statement.value(at: 0) { ids.append(EntityID(rawValue: id, storeTag: tag)) }
         }
         return ids
+    }
+
+    /// The store of a stack of several that holds the object `id` names: the store its tag names, or
+    /// for an ID made from a row ID, the one store holding the entity that has that row (`nil`: none).
+    func storeHolding<E: Entity>(_ id: EntityID<E>, store main: StoreContext) throws(StrataError) -> StoreContext? {
+        let name = E.entityDescription.name
+        if id.storeTag != 0 {
+            guard let store = main.store(tagged: id.storeTag) else {
+                try checkOwn(id)
+                return nil
+            }
+            return store.storeEntities.contains(name) ? store : nil
+        }
+        let holding = main.allStores.filter { $0.storeEntities.contains(name) }
+        guard holding.count > 1 else { return holding.first }
+        for store in holding {
+            let statement = try cachedStatement(store.builder.exists(table: name))
+            defer { statement.reset() }
+            try statement.bind(.integer(id.rawValue), at: 1)
+            if try statement.step() { return store }
+        }
+        return nil
     }
 
     /// Refuses an ID that another store handed out (see `EntityID`).
@@ -55,6 +139,14 @@ extension Connection {
     }
 
     func fetchExisting<E: Entity>(_ id: EntityID<E>, store: StoreContext) throws -> E? {
+        if store.isPartitioned {
+            guard let target = try storeHolding(id, store: store) else { return nil }
+            return try withStore(target) { () throws -> E? in try fetchExistingIn(id, store: target) }
+        }
+        return try fetchExistingIn(id, store: store)
+    }
+
+    private func fetchExistingIn<E: Entity>(_ id: EntityID<E>, store: StoreContext) throws -> E? {
         try checkOwn(id)
         let entity = try store.entity(E.self)
         let statement = try statement(entity.selectByID)
@@ -68,9 +160,17 @@ extension Connection {
         }
     }
 
-    func queryRows<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> [QueryRow] {
+    /// The SQL of a query: in its one store, or across several.
+    private func querySQL<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> SQLQuery {
         _ = try store.entity(E.self)
-        let sql = try store.builder.select(query)
+        guard store.isPartitioned || query.from.configurations != nil else { return try store.builder.select(query) }
+        let stores = try store.stores(for: E.entityDescription.name, scope: query.from.configurations)
+        if stores.count == 1 { return try stores[0].builder.select(query) }
+        return try QueryBuilder.select(query, across: stores.map(\.branch))
+    }
+
+    func queryRows<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> [QueryRow] {
+        let sql = try querySQL(query, store: store)
         let statement = try cachedStatement(sql.sql)
         defer { statement.reset() }
         try statement.bind(sql.bindings)
@@ -87,8 +187,7 @@ extension Connection {
     }
 
     func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>, store: StoreContext) throws(StrataError) -> T? {
-        _ = try store.entity(E.self)
-        let sql = try store.builder.select(query)
+        let sql = try querySQL(query, store: store)
         let statement = try cachedStatement(sql.sql)
         defer { statement.reset() }
         try statement.bind(sql.bindings)
@@ -116,7 +215,20 @@ extension Connection {
     /// The objects that still exist among `ids`, by ID: one query per chunk of IDs, never one per object.
     func fetchExistingByID<E: Entity, C: Collection>(_ ids: C, store: StoreContext) throws -> [EntityID<E>: E]
     where C.Element == EntityID<E> {
+        guard store.isPartitioned else { return try fetchExistingByIDIn(Array(ids), store: store) }
         let wanted = Array(ids)
+        for id in wanted where id.storeTag != 0 && store.store(tagged: id.storeTag) == nil { try checkOwn(id) }
+        var found: [EntityID<E>: E] = [:]
+        for target in store.allStores where target.storeEntities.contains(E.entityDescription.name) {
+            let mine = wanted.filter { $0.storeTag == 0 || $0.storeTag == target.tag }
+            guard !mine.isEmpty else { continue }
+            let part = try withStore(target) { () throws -> [EntityID<E>: E] in try fetchExistingByIDIn(mine, store: target) }
+            found.merge(part) { first, _ in first }
+        }
+        return found
+    }
+
+    private func fetchExistingByIDIn<E: Entity>(_ wanted: [EntityID<E>], store: StoreContext) throws -> [EntityID<E>: E] {
         for id in wanted { try checkOwn(id) }
         var found: [EntityID<E>: E] = [:]
         for start in stride(from: 0, to: wanted.count, by: 500) {

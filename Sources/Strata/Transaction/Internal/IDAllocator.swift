@@ -18,16 +18,40 @@ final class IDAllocator {
     /// or the counters are dropped).
     private var lastUsed: (entity: String, index: Dictionary<String, Int64>.Index)?
     /// `PRAGMA data_version` when the counters were loaded.
-    private var dataVersion: Int64?
+    private var dataVersion: [Int64?] = []
     /// The largest ID deleted per entity in the running transaction, to be kept as its mark.
     private var deleted: [String: Int64] = [:]
     private let sql = SchemaSQL()
+    /// The stores that hold each entity, by SQLite schema name (`nil`: the main database), in a stack
+    /// of several stores; empty otherwise. An entity's IDs are unique across all of them, so that an ID
+    /// names one object of the stack whatever its store, and change sets need no store.
+    private let homes: [String: [String?]]
+
+    /// The SQLite schema names of the attached stores.
+    private let attachedSchemas: [String]
+
+    init(homes: [String: [String?]] = [:]) {
+        self.homes = homes
+        attachedSchemas = Set(homes.values.flatMap { $0.compactMap(\.self) }).sorted()
+    }
+
+    /// `PRAGMA data_version` of every store: another connection's commit to any of them changes it.
+    private func dataVersions(_ connection: Connection) throws(StrataError) -> [Int64?] {
+        var versions = [try connection.dataVersion()]
+        for schemaName in attachedSchemas { versions.append(try connection.dataVersion(of: schemaName)) }
+        return versions
+    }
+
+    /// The stores of an entity.
+    private func homes(of entity: String) -> [String?] {
+        homes[entity] ?? [nil]
+    }
 
     /// Drops the counters when another connection committed since they were loaded. Call inside the
     /// write transaction, where no other connection can commit.
     func checkExternalChanges(_ connection: Connection) throws(StrataError) {
         guard !next.isEmpty else { return }
-        if try connection.dataVersion() != dataVersion {
+        if try dataVersions(connection) != dataVersion {
             next.removeAll()
             lastUsed = nil
         }
@@ -70,13 +94,14 @@ final class IDAllocator {
     /// Keeps the marks of the running transaction's deletions; call just before `COMMIT`.
     func saveMarks(_ connection: Connection) throws(StrataError) {
         guard !deleted.isEmpty else { return }
-        let statement = try connection.cachedStatement(sql.raiseIDMark)
         for (entity, id) in deleted {
-            statement.reset()
-            try statement.bind([.text(SchemaSQL.idMarkKey(entity)), .integer(id)])
-            while try statement.step() {}
+            for home in homes(of: entity) {
+                let statement = try connection.cachedStatement(sql.raiseIDMark(in: home))
+                defer { statement.reset() }
+                try statement.bind([.text(SchemaSQL.idMarkKey(entity)), .integer(id)])
+                while try statement.step() {}
+            }
         }
-        statement.reset()
         deleted.removeAll()
     }
 
@@ -89,16 +114,20 @@ final class IDAllocator {
     /// The first free ID of `entity`: above its largest ID, its mark, and `sqlite_sequence` for a table
     /// an earlier version created with `AUTOINCREMENT`.
     private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
-        if next.isEmpty { dataVersion = try connection.dataVersion() }
-        let sequence = try hasSequenceTable(connection)
-        let statement = try connection.makeStatement(sql.largestUsedID(entity, sequence: sequence))
-        try statement.bind([.text(SchemaSQL.idMarkKey(entity))] + (sequence ? [.text(entity)] : []))
-        guard try statement.step(), case .integer(let largest) = statement.value(at: 0) else { return 1 }
+        if next.isEmpty { dataVersion = try dataVersions(connection) }
+        var largest: Int64 = 0
+        for home in homes(of: entity) {
+            let sequence = try hasSequenceTable(connection, in: home)
+            let statement = try connection.makeStatement(sql.largestUsedID(entity, sequence: sequence, in: home))
+            try statement.bind([.text(SchemaSQL.idMarkKey(entity))] + (sequence ? [.text(entity)] : []))
+            if try statement.step(), case .integer(let used) = statement.value(at: 0) { largest = max(largest, used) }
+        }
         return largest + 1
     }
 
-    private func hasSequenceTable(_ connection: Connection) throws(StrataError) -> Bool {
-        let statement = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'")
+    private func hasSequenceTable(_ connection: Connection, in home: String?) throws(StrataError) -> Bool {
+        let master = home.map { SQLiteDialect().quote($0) + ".sqlite_master" } ?? "sqlite_master"
+        let statement = try connection.cachedStatement("SELECT count(*) FROM \(master) WHERE name = 'sqlite_sequence'")
         defer { statement.reset() }
         guard try statement.step(), case .integer(let count) = statement.value(at: 0) else { return false }
         return count > 0

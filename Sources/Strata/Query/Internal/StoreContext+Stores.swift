@@ -1,0 +1,101 @@
+/// Choosing the store of each access, in a stack of several stores. Called on the main store's
+/// context; a stack of one store always answers with that store.
+extension StoreContext {
+    /// How a configuration is named in messages.
+    static func shown(_ key: String) -> String {
+        key.isEmpty ? "nil (the default configuration)" : "\"\(key)\""
+    }
+
+    /// The stores of each entity by SQLite schema name (`nil`: main), for the ID allocator of a stack
+    /// of several stores; empty for a stack of one.
+    var idHomes: [String: [String?]] {
+        guard hasSeveralStores else { return [:] }
+        var homes: [String: [String?]] = [:]
+        for store in allStores {
+            for entity in store.storeEntities { homes[entity, default: []].append(store.builder.schemaName) }
+        }
+        return homes
+    }
+
+    /// This store's part of a read across several.
+    var branch: QueryBuilder.Branch { QueryBuilder.Branch(builder: builder, tag: tag) }
+
+    /// The stack's configurations with a store, for messages.
+    var storeList: String {
+        allStores.map { Self.shown($0.configuration) }.joined(separator: ", ")
+    }
+
+    /// The stores a fetch of `entity` reads: those of `scope` (configuration names, `nil` for the
+    /// default one), or every store holding the entity.
+    func stores(for entity: String, scope: [String?]?) throws(StrataError) -> [StoreContext] {
+        guard let scope else {
+            guard isPartitioned else { return [self] }
+            let holding = allStores.filter { $0.storeEntities.contains(entity) }
+            guard !holding.isEmpty else { throw missingEverywhere(entity) }
+            return holding
+        }
+        var result: [StoreContext] = []
+        for name in scope {
+            let store = try self.store(named: name ?? "", for: entity)
+            if !result.contains(where: { $0 === store }) { result.append(store) }
+        }
+        return result
+    }
+
+    /// The store a new object of `entity` goes to.
+    func store<E: Entity>(for into: Into<E>) throws(StrataError) -> StoreContext {
+        let entity = E.entityDescription.name
+        if into.isScoped { return try store(named: into.configuration ?? "", for: entity) }
+        guard isPartitioned else { return self }
+        let holding = allStores.filter { $0.storeEntities.contains(entity) }
+        guard holding.count == 1 else {
+            if holding.isEmpty { throw missingEverywhere(entity) }
+            let first = holding[1].configurationName.map { "\"\($0)\"" } ?? "nil"
+            throw StrataError(
+                .invalidArgument,
+                "\(entity) lives in several stores of this stack (\(holding.map { Self.shown($0.configuration) }.joined(separator: ", "))): "
+                    + "name the one to create the object in, as in Into<\(E.self)>(\(first)).",
+                entity: entity)
+        }
+        return holding[0]
+    }
+
+    /// The store of a configuration, which must hold `entity`.
+    func store(named key: String, for entity: String) throws(StrataError) -> StoreContext {
+        guard schema.declaresConfiguration(key) else {
+            throw StrataError(
+                .storeNotFound,
+                "Configuration \(Self.shown(key)) is not declared by schema \(schema.version); its configurations: "
+                    + "\(schema.configurationList).",
+                entity: entity)
+        }
+        guard let store = allStores.first(where: { $0.configuration == key }) else {
+            throw StrataError(
+                .storeNotFound,
+                "Configuration \(Self.shown(key)) has no store in this stack; the stack's stores: \(storeList). "
+                    + "Give the stack a storage for it with .configuration(\(key.isEmpty ? "nil" : "\"\(key)\"")).",
+                entity: entity)
+        }
+        guard store.storeEntities.contains(entity) else {
+            let homes = schema.configurationKeys(of: entity).map(Self.shown).joined(separator: ", ")
+            throw StrataError(
+                .storeNotFound,
+                "The store of configuration \(Self.shown(key)) does not hold \(entity); \(entity) belongs to: \(homes).",
+                entity: entity)
+        }
+        return store
+    }
+
+    /// The store whose IDs carry `tag`, if it is one of the stack's.
+    func store(tagged tag: UInt32) -> StoreContext? {
+        allStores.first { $0.tag == tag }
+    }
+
+    private func missingEverywhere(_ entity: String) -> StrataError {
+        let homes = schema.configurationKeys(of: entity).map(Self.shown).joined(separator: ", ")
+        return StrataError(
+            .storeNotFound,
+            "No store of this stack holds \(entity): it belongs to \(homes), and the stack's stores are \(storeList).",
+            entity: entity)
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+@testable import Strata
+
+// Entities of the several-stores suites: notes and folders with documents live in the default and the
+// "Shared" configuration; thumbnails in the "Cache" one only.
+
+@Entity(name: "Note")
+struct StoreNote {
+    var title: String = ""
+    var rank: Int = 0
+}
+
+@Entity(name: "Thumbnail")
+struct StoreThumbnail {
+    var url: String = ""
+    var bytes: Int = 0
+}
+
+@Entity(name: "Folder")
+struct StoreFolder {
+    var name: String = ""
+    @Relationship(deleteRule: .cascade, inverse: \StoreDoc.folder) var docs: Set<StoreDoc.ID> = []
+}
+
+@Entity(name: "Doc")
+struct StoreDoc {
+    var name: String = ""
+    @Relationship var folder: StoreFolder.ID?
+}
+
+let severalStoresSchema = Schema("V1", StoreNote.self, StoreThumbnail.self, StoreFolder.self, StoreDoc.self)
+    .configuration("Cache", StoreThumbnail.self)
+    .configuration("Shared", StoreNote.self, StoreFolder.self, StoreDoc.self)
+    .configuration(nil, StoreNote.self, StoreFolder.self, StoreDoc.self)
+
+/// A stack of three file stores in a temporary directory: default (main.sqlite), "Shared" and "Cache".
+func makeSeveralStoresStack(_ directory: TemporaryDirectory, configuration: DataStack.Configuration = .init()) async throws -> DataStack {
+    try await DataStack(
+        severalStoresSchema,
+        storages: [
+            SQLiteStore(path: directory.path("main.sqlite")),
+            SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"),
+            SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"),
+        ],
+        configuration: configuration)
+}
+
+@Suite("Several stores")
+struct SeveralStoresTests {
+    @Test("each entity goes to its store, and each file holds only its configuration's tables")
+    func routingAndFiles() async throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let stack = try await makeSeveralStoresStack(directory)
+            try await stack.perform { tx in
+                try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png"; $0.bytes = 10 }
+                try tx.create(Into<StoreNote>(nil)) { $0.title = "main note" }
+                try tx.create(Into<StoreNote>("Shared")) { $0.title = "shared note" }
+            }
+            #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.url) == ["a.png"])
+            #expect(try await stack.fetchAll(From<StoreNote>(nil)).map(\.title) == ["main note"])
+            #expect(try await stack.fetchAll(From<StoreNote>("Shared")).map(\.title) == ["shared note"])
+            #expect(try await stack.fetchAll(From<StoreNote>().orderBy(.ascending(\.title))).map(\.title) == ["main note", "shared note"])
+            await stack.close()
+        }
+        // Each file is a store of its own, which a stack of its configuration's entities opens alone.
+        let cache = try await DataStack(Schema("V1", StoreThumbnail.self), storage: SQLiteStore(path: directory.path("cache.sqlite")))
+        #expect(try await cache.fetchAll(From<StoreThumbnail>()).map(\.url) == ["a.png"])
+        let shared = try await DataStack(
+            Schema("V1", StoreNote.self, StoreFolder.self, StoreDoc.self), storage: SQLiteStore(path: directory.path("shared.sqlite")))
+        #expect(try await shared.fetchAll(From<StoreNote>()).map(\.title) == ["shared note"])
+        let tables = try await shared.perform { tx in
+            try tx.strings("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'strata%' ORDER BY name")
+        }
+        #expect(tables == ["Doc", "Folder", "Note"])
+        // And the stack of several reopens them with their data.
+        await cache.close()
+        await shared.close()
+        let reopened = try await makeSeveralStoresStack(directory)
+        #expect(try await reopened.fetchCount(From<StoreNote>()) == 2)
+        #expect(try await reopened.fetchCount(From<StoreThumbnail>("Cache")) == 1)
+    }
+
+    @Test("an entity in several stores: creating must name one, and reads merge them in order, with limits and counts")
+    func sharedEntity() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<StoreNote>()) { $0.title = "where?" } }
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("\"Shared\"") == true)
+        try await stack.perform { tx in
+            for (title, rank) in [("b", 2), ("d", 4), ("f", 6)] { try tx.create(Into<StoreNote>(nil)) { $0.title = title; $0.rank = rank } }
+            for (title, rank) in [("a", 1), ("c", 3), ("e", 5)] { try tx.create(Into<StoreNote>("Shared")) { $0.title = title; $0.rank = rank } }
+        }
+        let all = From<StoreNote>().orderBy(.ascending(\.rank))
+        #expect(try await stack.fetchAll(all).map(\.title) == ["a", "b", "c", "d", "e", "f"])
+        #expect(try await stack.fetchAll(all.offset(1).limit(3)).map(\.title) == ["b", "c", "d"])
+        #expect(try await stack.fetchAll(From<StoreNote>().orderBy(.descending(\.title)).limit(2)).map(\.title) == ["f", "e"])
+        #expect(try await stack.fetchOne(From<StoreNote>().where(\.rank > 4).orderBy(.ascending(\.rank)))?.title == "e")
+        #expect(try await stack.fetchCount(From<StoreNote>()) == 6)
+        #expect(try await stack.fetchCount(From<StoreNote>().where(\.rank >= 3)) == 4)
+        #expect(try await stack.fetchCount(all.limit(4).offset(3)) == 3)
+        #expect(try await stack.fetchCount(From<StoreNote>(nil, "Shared")) == 6)
+        #expect(try await stack.fetchCount(From<StoreNote>("Shared")) == 3)
+        #expect(try await stack.queryValue(From<StoreNote>().select(Int.self, .sum(\.rank))) == 21)
+        #expect(try await stack.queryValue(From<StoreNote>("Shared").select(Int.self, .maximum(\.rank))) == 5)
+        #expect(try await stack.queryValue(From<StoreNote>().where(\.rank < 3).select(Int.self, .count(\.rank))) == 2)
+        let ids = try await stack.fetchIDs(all)
+        #expect(ids.count == 6)
+        #expect(Set(ids.map(\.rawValue)).count == 6, "an entity's IDs are unique across the stack's stores")
+        // An ID names its store: editing and deleting reach the right file.
+        try await stack.perform { tx in
+            try tx.edit(ids[0]) { $0.title = "A" }   // "a", in Shared
+            try tx.delete(ids[1])                     // "b", in the default store
+        }
+        #expect(try await stack.fetchAll(From<StoreNote>("Shared").orderBy(.ascending(\.rank))).map(\.title) == ["A", "c", "e"])
+        #expect(try await stack.fetchAll(From<StoreNote>(nil).orderBy(.ascending(\.rank))).map(\.title) == ["d", "f"])
+        // A bare row ID finds its store too.
+        let bare = EntityID<StoreNote>(rawValue: ids[2].rawValue)
+        #expect(try await stack.fetchExisting(bare)?.title == "c")
+        try await stack.perform { tx in try tx.edit(bare) { $0.title = "C" } }
+        #expect(try await stack.fetchAll(From<StoreNote>("Shared").orderBy(.ascending(\.rank))).map(\.title) == ["A", "C", "e"])
+        // deleteAll over both stores.
+        let deleted = try await stack.perform { tx in try tx.deleteAll(From<StoreNote>().where(\.rank >= 5)) }
+        #expect(deleted == 2)
+        #expect(try await stack.fetchAll(all).map(\.title) == ["A", "C", "d"])
+    }
+
+    @Test("relationships stay within their store, and related objects load from it")
+    func relationships() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        try await stack.perform { tx in
+            let shared = try tx.create(Into<StoreFolder>("Shared")) { $0.name = "shared folder" }
+            try tx.create(Into<StoreDoc>("Shared")) { $0.name = "s1"; $0.folder = shared.id }
+            let main = try tx.create(Into<StoreFolder>(nil)) { $0.name = "main folder" }
+            try tx.create(Into<StoreDoc>(nil)) { $0.name = "m1"; $0.folder = main.id }
+            try tx.create(Into<StoreDoc>(nil)) { $0.name = "m2"; $0.folder = main.id }
+        }
+        let folders = try await stack.fetchAll(From<StoreFolder>().orderBy(.ascending(\.name)))
+        #expect(folders.map(\.docs.count) == [2, 1])
+        let docs = try await stack.fetchAll(From<StoreDoc>().prefetching(\.folder).orderBy(.ascending(\.name)))
+        #expect(docs.map { $0.folder?.name ?? "-" } == ["main folder", "main folder", "shared folder"])
+        #expect(try await stack.fetchCount(From<StoreDoc>().where(\.folder?.name == "main folder")) == 2)
+        // A to-one relationship to an object of another store is refused.
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in
+                try tx.create(Into<StoreDoc>("Shared")) { $0.name = "wrong"; $0.folder = folders[0].id }
+            }
+        }
+        #expect(error?.code == .invalidArgument)
+        // Cascading deletes stay in the store.
+        try await stack.perform { tx in try tx.delete(folders[0]) }
+        #expect(try await stack.fetchAll(From<StoreDoc>()).map(\.name) == ["s1"])
+    }
+
+    @Test("configurations a fetch or creation names must exist, have a store and hold the entity")
+    func configurationErrors() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        for from in [From<StoreNote>("Nope"), From<StoreNote>("Cache")] {
+            let error = await #expect(throws: StrataError.self) { try await stack.fetchAll(from) }
+            #expect(error?.code == .storeNotFound)
+        }
+        let unknown = await #expect(throws: StrataError.self) { try await stack.fetchCount(From<StoreNote>("Nope")) }
+        #expect(unknown?.message.contains("\"Cache\"") == true, "the message lists the configurations: \(unknown?.message ?? "")")
+        let lacking = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<StoreThumbnail>(nil)) }
+        }
+        #expect(lacking?.code == .storeNotFound)
+        // A stack without a store for "Cache".
+        let partial = try await DataStack(
+            severalStoresSchema, storages: [InMemoryStore(), InMemoryStore().configuration("Shared")])
+        let missing = await #expect(throws: StrataError.self) { try await partial.fetchAll(From<StoreThumbnail>()) }
+        #expect(missing?.code == .storeNotFound)
+        // A stack of one store of a configuration.
+        let cacheOnly = try await DataStack(severalStoresSchema, storages: [InMemoryStore().configuration("Cache")])
+        try await cacheOnly.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "x" } }
+        #expect(try await cacheOnly.fetchCount(From<StoreThumbnail>()) == 1)
+        let none = await #expect(throws: StrataError.self) { try await cacheOnly.fetchCount(From<StoreNote>()) }
+        #expect(none?.code == .storeNotFound, "\(none.map { String(describing: $0) } ?? "")")
+    }
+
+    @Test("opening refuses storages of unknown or repeated configurations, and relationships across stores")
+    func openingErrors() async throws {
+        let unknown = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(severalStoresSchema, storages: [InMemoryStore(), InMemoryStore().configuration("Cahce")])
+        }
+        #expect(unknown?.code == .invalidArgument)
+        #expect(unknown?.message.contains("\"Cache\"") == true)
+        let twice = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(severalStoresSchema, storages: [InMemoryStore(), InMemoryStore()])
+        }
+        #expect(twice?.code == .invalidArgument)
+        let crossing = Schema("V1", StoreFolder.self, StoreDoc.self).configuration("Other", StoreDoc.self)
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(crossing, storages: [InMemoryStore(), InMemoryStore().configuration("Other")])
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("cannot cross stores") == true)
+        let none = await #expect(throws: StrataError.self) { _ = try await DataStack(severalStoresSchema, storages: []) }
+        #expect(none?.code == .invalidArgument)
+    }
+
+    @Test("a list publisher of an entity in several stores sees commits to each")
+    func observation() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        var iterator = stack.listPublisher(From<StoreNote>().orderBy(.ascending(\.rank))).makeAsyncIterator()
+        #expect(try await iterator.next()?.items.isEmpty == true)
+        try await stack.perform { tx in try tx.create(Into<StoreNote>("Shared")) { $0.title = "s"; $0.rank = 2 } }
+        #expect(try await iterator.next()?.items.map(\.title) == ["s"])
+        try await stack.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "m"; $0.rank = 1 } }
+        let snapshot = try #require(try await iterator.next())
+        #expect(snapshot.items.map(\.title) == ["m", "s"])
+        let scoped = stack.listPublisher(From<StoreNote>("Shared"))
+        var scopedIterator = scoped.makeAsyncIterator()
+        #expect(try await scopedIterator.next()?.items.map(\.title) == ["s"])
+    }
+
+    @Test("stores filled apart that share an entity's IDs are refused")
+    func sharedIDsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let single = Schema("V1", StoreNote.self, StoreFolder.self, StoreDoc.self)
+        for name in ["main.sqlite", "shared.sqlite"] {
+            let stack = try await DataStack(single, storage: SQLiteStore(path: directory.path(name)))
+            try await stack.perform { tx in try tx.create(Into<StoreNote>()) { $0.title = name } }
+            await stack.close()
+        }
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(
+                severalStoresSchema,
+                storages: [
+                    SQLiteStore(path: directory.path("main.sqlite")),
+                    SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"),
+                ])
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("Note 1") == true, "\(error?.message ?? "")")
+    }
+}
