@@ -242,3 +242,47 @@ struct SeveralStoresTests {
         #expect(error?.message.contains("Note 1") == true, "\(error?.message ?? "")")
     }
 }
+
+@Suite("Several stores: consistency")
+struct SeveralStoresConsistencyTests {
+    @Test("a read never sees a commit that wrote to two stores in one store only", .timeLimit(.minutes(1)))
+    func noTornCommits() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        let ids = try await stack.perform { tx in
+            [try tx.create(Into<StoreNote>(nil)) { $0.title = "main" }.id, try tx.create(Into<StoreNote>("Shared")) { $0.title = "shared" }.id]
+        }
+        let commits = 300
+        let done = Locked(false)
+        async let writes: Void = {
+            for value in 1...commits {
+                try await stack.perform { tx in
+                    for id in ids { try tx.edit(id) { $0.rank = value } }
+                }
+            }
+            done.withLock { $0 = true }
+        }()
+        var reads = 0
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    var seen = 0
+                    while !done.withLock({ $0 }) {
+                        let ranks = try await stack.fetchAll(From<StoreNote>()).map(\.rank)
+                        #expect(ranks.count == 2 && ranks[0] == ranks[1], "a read saw \(ranks)")
+                        let both = try await stack.read { context in
+                            (try context.fetchAll(From<StoreNote>(nil)).map(\.rank), try context.fetchAll(From<StoreNote>("Shared")).map(\.rank))
+                        }
+                        #expect(both.0 == both.1, "a read context saw \(both)")
+                        seen += 1
+                    }
+                    return seen
+                }
+            }
+            for try await count in group { reads += count }
+        }
+        try await writes
+        #expect(reads > 0)
+        #expect(try await stack.fetchAll(From<StoreNote>()).map(\.rank) == [commits, commits])
+    }
+}

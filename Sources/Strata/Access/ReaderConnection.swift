@@ -80,7 +80,7 @@ actor ReaderConnection {
     /// rolled back.
     private func readTransaction<T>(span: (any Span)?, _ body: (Connection) throws -> T) throws -> T {
         try Task.checkCancellation()
-        try connection.run(.beginDeferred)
+        try connection.beginRead()
         let statementsBefore = connection.statementCount
         defer { span?.setStrataAttributes(statements: connection.statementCount &- statementsBefore, entities: []) }
         do {
@@ -130,7 +130,7 @@ actor ReaderConnection {
         try await interruptible { reader in
             Result { () throws -> Void in
                 try Task.checkCancellation()
-                try reader.connection.run(.beginDeferred)
+                try reader.connection.beginRead()
                 let statement = try reader.connection.makeStatement(query.sql)
                 try statement.bind(query.bindings)
                 reader.cursor = statement
@@ -270,8 +270,7 @@ actor ReaderConnection {
     private func beginPinned() throws {
         do {
             try Task.checkCancellation()
-            try connection.run(.beginDeferred)
-            try connection.run(.startSnapshot)
+            try connection.beginRead(snapshot: true)
         } catch {
             endTransaction()
             if Task.isCancelled { throw CancellationError() }
@@ -287,10 +286,4 @@ actor ReaderConnection {
         endTransaction()
         returnClean(to: pool)
     }
-}
-
-extension StatementKey {
-    /// Reads the schema table, which starts the read transaction's snapshot (see
-    /// ``ReaderConnection/pin(_:)``).
-    static let startSnapshot = StatementKey("SELECT count(*) FROM sqlite_schema")
 }

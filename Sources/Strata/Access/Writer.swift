@@ -325,7 +325,7 @@ actor Writer {
     private func commitUntimed(_ changes: ChangeSet) throws(StrataError) {
         try ids.saveMarks(connection)
         let token = changes.isEmpty ? nil : try history?.record(changes, on: connection)
-        try connection.run(.commit)
+        try connection.commitWrite()
         if let token { history?.committed(token) }
         generations?.noteCommit()
         if !changes.isEmpty {

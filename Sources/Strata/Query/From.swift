@@ -37,8 +37,9 @@ public struct From<E: Entity>: Sendable {
     /// let cached = try await stack.fetchAll(From<Thumbnail>("Cache"))
     /// let both = try await stack.fetchCount(From<Note>(nil, "Shared"))
     /// ```
-    /// A configuration the schema does not declare, without a store in the stack, or whose store does
-    /// not hold `E` makes the fetch throw ``StrataError/Code/storeNotFound``.
+    /// Configurations whose store does not hold `E`, or that have no store in the stack, are skipped
+    /// as long as one of those named holds `E` (as CoreStore does); when none does, or a name is not
+    /// declared by the schema at all, the fetch throws ``StrataError/Code/storeNotFound``.
     public init(_ configuration: String?, _ more: String?...) {
         order = OrderBy<E>()
         configurations = [configuration] + more

@@ -176,6 +176,7 @@ public final class DataStack: Sendable {
         let attachedFiles = layout.attached.map { StoreFiles(path: $0.location.path, isTemporary: $0.location.isTemporary) }
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
         options.attachments = layout.attached.map { ($0.schemaName ?? "", $0.location.path) }
+        if !options.attachments.isEmpty { options.commitGate = Locked(()) }
         var attachedContexts: [StoreContext] = []
         for (planned, tag) in zip(layout.attached, tags.dropFirst()) {
             attachedContexts.append(try StoreContext(

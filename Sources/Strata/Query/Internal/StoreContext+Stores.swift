@@ -34,11 +34,20 @@ extension StoreContext {
             guard !holding.isEmpty else { throw missingEverywhere(entity) }
             return holding
         }
+        // As CoreStore does: configurations whose store lacks the entity (or that have no store) are
+        // skipped as long as one holds it; a name the schema does not declare is always an error.
         var result: [StoreContext] = []
+        var firstError: StrataError?
         for name in scope {
-            let store = try self.store(named: name ?? "", for: entity)
-            if !result.contains(where: { $0 === store }) { result.append(store) }
+            do {
+                let store = try self.store(named: name ?? "", for: entity)
+                if !result.contains(where: { $0 === store }) { result.append(store) }
+            } catch {
+                guard schema.declaresConfiguration(name ?? "") else { throw error }
+                if firstError == nil { firstError = error }
+            }
         }
+        if result.isEmpty, let firstError { throw firstError }
         return result
     }
 

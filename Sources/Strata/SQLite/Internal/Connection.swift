@@ -30,6 +30,8 @@ final class Connection {
         var busyReport: (@Sendable (Duration) -> Void)?
         /// The other stores of a stack of several: attached under these SQLite schema names.
         var attachments: [(schemaName: String, path: String)] = []
+        /// Shared by the connections of a stack of several stores (see ``beginRead(snapshot:)``).
+        var commitGate: Locked<Void>?
     }
 
     /// SQLite's `synchronous` setting.
@@ -53,6 +55,12 @@ final class Connection {
     /// The tag of the store: IDs decoded on this connection carry it, and IDs with another tag are
     /// refused by the store (see `EntityID`).
     var storeTag: UInt32
+    /// The lock a stack of several stores takes around each commit and each start of a read, so that
+    /// a read starts either before or after a commit that writes to several stores, never between
+    /// the stores: SQLite commits attached databases one after the other.
+    private let commitGate: Locked<Void>?
+    /// The statement that takes the snapshot of every store, in a stack of several.
+    private let snapshotSQL: String?
 
     /// Opens (and, unless read-only, creates) a database.
     init(path: String, options: Options) throws(StrataError) {
@@ -77,6 +85,11 @@ final class Connection {
         self.handle = db
         self.path = path
         self.storeTag = options.storeTag
+        self.commitGate = options.attachments.isEmpty ? nil : options.commitGate
+        self.snapshotSQL = options.attachments.isEmpty
+            ? nil
+            : "SELECT (SELECT count(*) FROM main.sqlite_schema)"
+                + options.attachments.map { " + (SELECT count(*) FROM \"\($0.schemaName)\".sqlite_schema)" }.joined()
         // The flag outlives the connection's use of it: the connection holds the flag.
         sqlite3_progress_handler(db, 256, { context in
             guard let context else { return 0 }
@@ -337,6 +350,29 @@ final class Connection {
 
     /// `PRAGMA data_version`: it changes when another connection commits to the database, never for
     /// this connection's own commits.
+    /// `BEGIN DEFERRED`, then with `snapshot` a read that takes the snapshot at once. In a stack of
+    /// several stores the snapshot of every store is always taken at once, under the commit gate, so the
+    /// read sees each commit in all its stores or in none.
+    func beginRead(snapshot: Bool = false) throws(StrataError) {
+        guard let commitGate, let snapshotSQL else {
+            try run(.beginDeferred)
+            if snapshot { try run(.startSnapshot) }
+            return
+        }
+        try commitGate.withLock { (_: inout Void) throws(StrataError) -> Void in
+            try run(.beginDeferred)
+            let statement = try cachedStatement(snapshotSQL)
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
+    }
+
+    /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
+    func commitWrite() throws(StrataError) {
+        guard let commitGate else { return try run(.commit) }
+        try commitGate.withLock { (_: inout Void) throws(StrataError) -> Void in try run(.commit) }
+    }
+
     func dataVersion(of schemaName: String? = nil) throws(StrataError) -> Int64? {
         let statement = try cachedStatement(schemaName.map { "PRAGMA \"\($0)\".data_version" } ?? "PRAGMA data_version")
         defer { statement.reset() }

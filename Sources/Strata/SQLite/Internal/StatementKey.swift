@@ -11,5 +11,8 @@ final class StatementKey: Sendable {
     static let beginImmediate = StatementKey("BEGIN IMMEDIATE")
     static let beginDeferred = StatementKey("BEGIN DEFERRED")
     static let commit = StatementKey("COMMIT")
+    /// Reads the schema table, which starts a read transaction's snapshot at once (see
+    /// `ReaderConnection.pin(_:)`).
+    static let startSnapshot = StatementKey("SELECT count(*) FROM sqlite_schema")
     static let rollback = StatementKey("ROLLBACK")
 }
