@@ -286,3 +286,88 @@ struct SeveralStoresConsistencyTests {
         #expect(try await stack.fetchAll(From<StoreNote>()).map(\.rank) == [commits, commits])
     }
 }
+
+/// Two versions of a cache entity, to migrate one store of several.
+enum StoreCacheV1 {
+    @Entity(name: "Thumbnail")
+    struct Thumbnail {
+        var url: String = ""
+    }
+}
+
+@Suite("Several stores: adding stores and migrating each")
+struct SeveralStoresLifecycleTests {
+    @Test("addStorage adds a store to a running stack; readers opened before see it, and it survives reopening")
+    func addStorage() async throws {
+        let directory = try TemporaryDirectory()
+        let main = directory.path("main.sqlite")
+        let stack = try await DataStack(severalStoresSchema, storages: [SQLiteStore(path: main)])
+        try await stack.perform { tx in try tx.create(Into<StoreNote>()) { $0.title = "m"; $0.rank = 1 } }
+        // Every reader of the pool opened before the store is added.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await stack.fetchCount(From<StoreNote>()) } }
+            for try await count in group { #expect(count == 1) }
+        }
+        let missing = await #expect(throws: StrataError.self) { try await stack.fetchAll(From<StoreThumbnail>()) }
+        #expect(missing?.code == .storeNotFound)
+        try await stack.addStorage(SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"))
+        try await stack.addStorage(SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"))
+        try await stack.perform { tx in
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" }
+            try tx.create(Into<StoreNote>("Shared")) { $0.title = "s"; $0.rank = 2 }
+        }
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 { group.addTask { try await stack.fetchAll(From<StoreNote>().orderBy(.ascending(\.rank))).map(\.title) } }
+            for try await titles in group { #expect(titles == ["m", "s"]) }
+        }
+        #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.url) == ["a.png"])
+        let ids = try await stack.fetchIDs(From<StoreNote>())
+        #expect(Set(ids.map(\.rawValue)).count == 2, "IDs stay unique across a store added later")
+        // Refused: a configuration with a store, an undeclared one, a file of the stack.
+        for storage in [
+            SQLiteStore(path: directory.path("other.sqlite")).configuration("Cache"),
+            SQLiteStore(path: directory.path("other.sqlite")).configuration("Nope"),
+            SQLiteStore(path: main).configuration(nil),
+        ] {
+            let error = await #expect(throws: StrataError.self) { try await stack.addStorage(storage) }
+            #expect(error?.code == .invalidArgument)
+        }
+        let single = try await DataStack(testSchema)
+        let noConfigurations = await #expect(throws: StrataError.self) {
+            try await single.addStorage(InMemoryStore().configuration("Cache"))
+        }
+        #expect(noConfigurations?.code == .invalidArgument)
+        await stack.close()
+        let reopened = try await makeSeveralStoresStack(directory)
+        #expect(try await reopened.fetchCount(From<StoreNote>()) == 2)
+        #expect(try await reopened.fetchCount(From<StoreThumbnail>()) == 1)
+    }
+
+    @Test("each store migrates along its own configuration's versions")
+    func perStoreMigration() async throws {
+        let directory = try TemporaryDirectory()
+        let main = directory.path("main.sqlite")
+        let cache = directory.path("cache.sqlite")
+        let v1 = Schema("V1", StoreNote.self, StoreCacheV1.Thumbnail.self).configuration("Cache", StoreCacheV1.Thumbnail.self)
+        let v2 = Schema("V2", StoreNote.self, StoreThumbnail.self).configuration("Cache", StoreThumbnail.self)
+        do {
+            let stack = try await DataStack(v1, storages: [SQLiteStore(path: main), SQLiteStore(path: cache).configuration("Cache")])
+            try await stack.perform { tx in
+                try tx.create(Into<StoreNote>()) { $0.title = "kept" }
+                try tx.create(Into<StoreCacheV1.Thumbnail>()) { $0.url = "a.png" }
+            }
+            await stack.close()
+        }
+        let history = SchemaHistory(v1, v2, steps: [MigrationStep(from: "V1", to: "V2", .fill("Thumbnail", "bytes", with: 7))])
+        let stack = try await DataStack(history, storages: [SQLiteStore(path: main), SQLiteStore(path: cache).configuration("Cache")])
+        #expect(try await stack.fetchAll(From<StoreNote>()).map(\.title) == ["kept"])
+        #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.bytes) == [7])
+        await stack.close()
+        // Each file records its own version, and its lock covers its own entities only.
+        for path in [main, cache] {
+            #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V2")
+        }
+        let alone = try await DataStack(Schema("V2", StoreThumbnail.self), storage: SQLiteStore(path: cache))
+        #expect(try await alone.fetchCount(From<StoreThumbnail>()) == 1)
+    }
+}

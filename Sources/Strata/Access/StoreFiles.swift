@@ -8,13 +8,21 @@ final class StoreFiles: Sendable {
     let path: String
     let isTemporary: Bool
     /// The files of the other stores of a stack of several, attached to every connection of this one.
-    let attached: [StoreFiles]
+    private let attached: Locked<[StoreFiles]>
 
     init(path: String, isTemporary: Bool, attached: [StoreFiles] = []) {
         self.path = path
         self.isTemporary = isTemporary
-        self.attached = attached
+        self.attached = Locked(attached)
     }
+
+    /// Keeps the files of a store added to the stack.
+    func attach(_ files: StoreFiles) {
+        attached.withLock { $0.append(files) }
+    }
+
+    /// The paths of the main store and the attached ones.
+    var allPaths: [String] { [path] + attached.withLock { $0.map(\.path) } }
 
     deinit {
         removeIfTemporary()
@@ -29,7 +37,7 @@ final class StoreFiles: Sendable {
 
     /// Removes the files of a temporary store (idempotent).
     func removeIfTemporary() {
-        for files in attached { files.removeIfTemporary() }
+        for files in attached.withLock({ $0 }) { files.removeIfTemporary() }
         guard isTemporary else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             unlink(path + suffix)

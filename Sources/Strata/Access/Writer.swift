@@ -21,7 +21,8 @@ actor Writer {
     nonisolated let storeTag: UInt32
 
     let connection: Connection
-    let store: StoreContext
+    /// The stack's stores; a store added to the stack replaces it (see ``attach(_:store:)``).
+    private(set) var store: StoreContext
     private let feed: CommitFeed
     private let files: StoreFiles
     private nonisolated let logger: Logger
@@ -33,13 +34,13 @@ actor Writer {
     /// The stack's tracer, `nil` when spans go nowhere (see ``StackTracer``).
     nonisolated let tracer: StackTracer?
 
-    private var lastDataVersion: Int64?
+    private var lastDataVersion: [Int64]?
     /// Records every commit in the persistent history, when the store keeps one.
     private var history: HistoryRecorder?
     /// Whether the store keeps a persistent history (this stack turned it on, or another one did).
     nonisolated let recordsHistory: Bool
     /// Assigns the IDs of created objects.
-    let ids: IDAllocator
+    private(set) var ids: IDAllocator
     /// The turn: one transaction (or unsafe transaction) at a time.
     private let turn = LeasePool<Void>(idle: [()])
     var unsafeTransaction: UnsafeHold?
@@ -173,12 +174,37 @@ actor Writer {
         executor.stop()
     }
 
+    // MARK: Stores
+
+    /// Attaches a store added to the stack, between two transactions (it waits for the turn), and
+    /// from then on writes with the stack's new stores.
+    nonisolated func attach(_ entry: AttachmentList.Entry, store: StoreContext) async throws {
+        try Task.checkCancellation()
+        try checkNotHoldingUnsafe()
+        try await takeTurn()
+        try await attachInTurn(entry, store: store)
+    }
+
+    private func attachInTurn(_ entry: AttachmentList.Entry, store: StoreContext) throws {
+        defer { passTurn() }
+        if connection.isClosed { throw Connection.closedError }
+        try connection.attach(entry)
+        self.store = store
+        ids = IDAllocator(homes: store.idHomes)
+        lastDataVersion = nil
+    }
+
     // MARK: External changes
 
     /// Whether another connection (another process or stack) committed since the last check: the writer
     /// connection's `PRAGMA data_version` changes exactly then, never for its own commits.
+    /// In a stack of several stores, every store's version counts.
     func externalChangeCheck() throws -> Bool {
-        guard let version = try connection.dataVersion() else { return false }
+        var version: [Int64] = []
+        for schemaName in [nil] + store.attached.map(\.builder.schemaName) {
+            guard let one = try connection.dataVersion(of: schemaName) else { return false }
+            version.append(one)
+        }
         defer { lastDataVersion = version }
         guard let lastDataVersion else { return false }
         return version != lastDataVersion

@@ -2,15 +2,92 @@ import Logging
 
 /// Opening the stores of a stack: each migrated and set up on its own, then checked together.
 extension DataStack {
+    /// Adds a store to the running stack: the store of a configuration the stack has no store for yet.
+    ///
+    /// ```swift
+    /// try await stack.addStorage(SQLiteStore(path: "archive.sqlite").configuration("Archive"))
+    /// let old = try await stack.fetchAll(From<Order>("Archive"))
+    /// ```
+    /// The store is made or opened, migrated along the stack's ``SchemaHistory`` when it was opened
+    /// with one, and checked as at opening, without holding the writer. Then, between two transactions,
+    /// the writer attaches it, and every read that starts afterwards sees it; reads under way, list
+    /// publishers made before, and held ``ReadGeneration``s keep the stores they started with.
+    ///
+    /// - Throws: ``StrataError/Code/invalidArgument`` when the schema declares no configurations, the
+    ///   configuration is not declared or already has a store, the file is one of the stack's, or the
+    ///   stack holds 11 stores already; the errors of opening a store. The stack is unchanged then.
+    public func addStorage(_ storage: some Storage) async throws {
+        let location = try storage.location()
+        let key = location.configuration ?? ""
+        guard schema.hasConfigurations else {
+            throw StrataError(
+                .invalidArgument,
+                "Schema \(schema.version) declares no configurations, so the stack has its one store. Place entities in "
+                    + "configurations with Schema.configuration(_:_:) to keep them in stores of their own.")
+        }
+        guard schema.declaresConfiguration(key) else {
+            throw StrataError(
+                .invalidArgument,
+                "The storage names configuration \"\(key)\", which schema \(schema.version) does not declare; its "
+                    + "configurations: \(schema.configurationList).")
+        }
+        // One store is added at a time; the name reserves its configuration, schema name and file.
+        let schemaName = try storesAdded.withLock { (count: inout Int) throws(StrataError) -> String in
+            let current = store
+            guard !current.allStores.contains(where: { $0.configuration == key }) else {
+                throw StrataError(
+                    .invalidArgument, "The stack has a store for configuration \(StoreContext.shown(key)) already.")
+            }
+            guard !files.allPaths.contains(location.path) else {
+                throw StrataError(
+                    .invalidArgument, "The stack's stores include the file \(location.path) already; each store needs a file of its own.")
+            }
+            guard current.attached.count < StoreLayout.maximumAttached, count == 0 else {
+                throw StrataError(
+                    .invalidArgument,
+                    count > 0
+                        ? "Another store is being added to the stack; add stores one after the other."
+                        : "A stack holds at most \(StoreLayout.maximumAttached + 1) stores (SQLite attaches at most "
+                            + "\(StoreLayout.maximumAttached) databases to a connection).")
+            }
+            count += 1
+            return "store\(current.allStores.count)"
+        }
+        defer { storesAdded.withLock { $0 -= 1 } }
+        let planned = StoreLayout.Store(location: location, configuration: key, schemaName: schemaName)
+        let tag = try await Self.prepareStore(
+            planned, isPartitioned: true, schema: schema, history: history, options: connectionOptions,
+            logger: logger, progress: nil)
+        let current = store
+        if let same = current.allStores.first(where: { $0.tag == tag }) {
+            throw StrataError(
+                .invalidArgument,
+                "The store at \(location.path) carries the same store tag as the stack's store of configuration "
+                    + "\(StoreContext.shown(same.configuration)): one is a copy of the other. Give it a new file.")
+        }
+        let added = try StoreContext(schema: schema, configuration: key, schemaName: schemaName, tag: tag)
+        let next = try StoreContext(
+            schema: schema, configuration: current.configuration, tag: current.tag, attached: current.attached + [added])
+        let entry = AttachmentList.Entry(schemaName: schemaName, path: location.path)
+        var checkOptions = connectionOptions
+        checkOptions.attachments = AttachmentList((connectionOptions.attachments?.current ?? []) + [entry])
+        try await Self.checkSharedIDs(store: next, files: files, options: checkOptions)
+        files.attach(StoreFiles(path: location.path, isTemporary: location.isTemporary))
+        try await writer.attach(entry, store: next)
+        connectionOptions.attachments?.append(entry)
+        stores.withLock { $0 = next }
+        logger.info("store added", metadata: ["strata.path": "\(location.path)", "strata.configuration": "\(key)"])
+    }
+
     /// Recreates (when asked and needed), migrates and, in a stack that chooses stores, sets up one store
     /// on a connection of its own; returns its tag (0 when the writer sets the store up itself).
     static func prepareStore(
-        _ planned: StoreLayout.Store, layout: StoreLayout, schema: Schema, history: SchemaHistory?,
+        _ planned: StoreLayout.Store, isPartitioned: Bool, schema: Schema, history: SchemaHistory?,
         options: Connection.Options, logger: Logger, progress: MigrationProgress?
     ) async throws -> UInt32 {
         let location = planned.location
-        let storeSchema = layout.isPartitioned ? schema.restricted(to: planned.configuration) : schema
-        let storeHistory = layout.isPartitioned ? history?.restricted(to: planned.configuration) : history
+        let storeSchema = isPartitioned ? schema.restricted(to: planned.configuration) : schema
+        let storeHistory = isPartitioned ? history?.restricted(to: planned.configuration) : history
         if location.recreatesOnSchemaMismatch,
             let version = try await Migrator.removeIfMismatched(
                 history: storeHistory ?? SchemaHistory(storeSchema), current: storeSchema, path: location.path, options: options)
@@ -23,9 +100,9 @@ extension DataStack {
             try await Migrator.migrateIfNeeded(
                 history: storeHistory, current: storeSchema, path: location.path, options: options, progress: progress)
         }
-        guard layout.isPartitioned else { return 0 }
+        guard isPartitioned else { return 0 }
         var unattached = options
-        unattached.attachments = []
+        unattached.attachments = nil
         let storeOptions = unattached
         return try await OffPool.run {
             let connection = try Connection(path: location.path, options: storeOptions)

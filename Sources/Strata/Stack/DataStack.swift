@@ -39,7 +39,15 @@ public final class DataStack: Sendable {
     let generations: GenerationRegistry
     let files: StoreFiles
     let feed: CommitFeed
-    let store: StoreContext
+    /// The schema and stores as of now: a store added with ``addStorage(_:)`` replaces it.
+    let stores: Locked<StoreContext>
+    /// The main store's context (for a stack of several, the one that chooses among them).
+    var store: StoreContext { stores.withLock { $0 } }
+    /// What opening the stack was given, for ``addStorage(_:)``.
+    let history: SchemaHistory?
+    let connectionOptions: Connection.Options
+    let storesAdded: Locked<Int>
+    let logger: Logger
     let observation: ObservationCenter
 
     /// Opens (creating if needed) a store and prepares its tables.
@@ -169,14 +177,16 @@ public final class DataStack: Sendable {
         var tags: [UInt32] = []
         for planned in layout.stores {
             tags.append(try await Self.prepareStore(
-                planned, layout: layout, schema: schema, history: history, options: options, logger: configuration.logger,
+                planned, isPartitioned: layout.isPartitioned, schema: schema, history: history, options: options, logger: configuration.logger,
                 progress: progress))
         }
         try layout.checkTags(tags)
         let attachedFiles = layout.attached.map { StoreFiles(path: $0.location.path, isTemporary: $0.location.isTemporary) }
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
-        options.attachments = layout.attached.map { ($0.schemaName ?? "", $0.location.path) }
-        if !options.attachments.isEmpty { options.commitGate = Locked(()) }
+        if layout.isPartitioned {
+            options.attachments = AttachmentList(layout.attached.map { .init(schemaName: $0.schemaName ?? "", path: $0.location.path) })
+            options.commitGate = Locked(())
+        }
         var attachedContexts: [StoreContext] = []
         for (planned, tag) in zip(layout.attached, tags.dropFirst()) {
             attachedContexts.append(try StoreContext(
@@ -189,7 +199,10 @@ public final class DataStack: Sendable {
         let feed = CommitFeed()
         self.schema = schema
         self.path = location.path
-        self.store = store
+        self.stores = Locked(store)
+        self.history = history
+        self.storesAdded = Locked(0)
+        self.logger = configuration.logger
         self.feed = feed
         self.files = files
         let metrics = StackMetrics.make(
@@ -207,6 +220,7 @@ public final class DataStack: Sendable {
             watchedPath: location.isTemporary ? nil : location.path,
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,
             logger: configuration.logger, metrics: metrics)
+        self.connectionOptions = options
         var readerOptions = options
         readerOptions.storeTag = writer.storeTag
         readerOptions.readOnly = true

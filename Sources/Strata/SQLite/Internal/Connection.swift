@@ -28,8 +28,9 @@ final class Connection {
         var busyReportThreshold: Duration?
         /// Called on the connection's thread with the time waited so far.
         var busyReport: (@Sendable (Duration) -> Void)?
-        /// The other stores of a stack of several: attached under these SQLite schema names.
-        var attachments: [(schemaName: String, path: String)] = []
+        /// The other stores of a stack of several, attached to the connection when it opens and, for
+        /// those added later, before its next read.
+        var attachments: AttachmentList?
         /// Shared by the connections of a stack of several stores (see ``beginRead(snapshot:)``).
         var commitGate: Locked<Void>?
     }
@@ -59,8 +60,13 @@ final class Connection {
     /// a read starts either before or after a commit that writes to several stores, never between
     /// the stores: SQLite commits attached databases one after the other.
     private let commitGate: Locked<Void>?
-    /// The statement that takes the snapshot of every store, in a stack of several.
-    private let snapshotSQL: String?
+    /// The statement that takes the snapshot of every store, once another store is attached.
+    private var snapshotSQL: String?
+    /// The stores the stack attaches, and the schema names attached to this connection so far.
+    private let attachments: AttachmentList?
+    private(set) var attachedSchemas: [String] = []
+    private let isReadOnly: Bool
+    private let synchronous: Synchronous
 
     /// Opens (and, unless read-only, creates) a database.
     init(path: String, options: Options) throws(StrataError) {
@@ -85,11 +91,10 @@ final class Connection {
         self.handle = db
         self.path = path
         self.storeTag = options.storeTag
-        self.commitGate = options.attachments.isEmpty ? nil : options.commitGate
-        self.snapshotSQL = options.attachments.isEmpty
-            ? nil
-            : "SELECT (SELECT count(*) FROM main.sqlite_schema)"
-                + options.attachments.map { " + (SELECT count(*) FROM \"\($0.schemaName)\".sqlite_schema)" }.joined()
+        self.commitGate = options.commitGate
+        self.attachments = options.attachments
+        self.isReadOnly = options.readOnly
+        self.synchronous = options.synchronous
         // The flag outlives the connection's use of it: the connection holds the flag.
         sqlite3_progress_handler(db, 256, { context in
             guard let context else { return 0 }
@@ -121,19 +126,7 @@ final class Connection {
                     sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
             }
             try execute("PRAGMA foreign_keys = ON")
-            for attachment in options.attachments {
-                try execute("ATTACH DATABASE ? AS \"\(attachment.schemaName)\"", [.text(attachment.path)])
-                if !options.readOnly {
-                    guard sqlite3_db_readonly(db, attachment.schemaName) != 1 else {
-                        throw StrataError(
-                            .readOnly,
-                            "The store at \(attachment.path) can only be read (the file or its directory is read-only). "
-                                + "Open it from a writable location, or fix its permissions.",
-                            sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
-                    }
-                    try execute("PRAGMA \"\(attachment.schemaName)\".synchronous = \(options.synchronous.rawValue)")
-                }
-            }
+            try syncAttachments()
             if !options.readOnly {
                 if options.walMode {
                     let mode = try pragmaText("PRAGMA journal_mode = WAL")
@@ -354,6 +347,7 @@ final class Connection {
     /// several stores the snapshot of every store is always taken at once, under the commit gate, so the
     /// read sees each commit in all its stores or in none.
     func beginRead(snapshot: Bool = false) throws(StrataError) {
+        try syncAttachments()
         guard let commitGate, let snapshotSQL else {
             try run(.beginDeferred)
             if snapshot { try run(.startSnapshot) }
@@ -367,9 +361,33 @@ final class Connection {
         }
     }
 
+    /// Attaches the stores of the stack's list that this connection has not attached yet (outside a
+    /// transaction: SQLite refuses `ATTACH` inside one).
+    func syncAttachments() throws(StrataError) {
+        guard let attachments, attachments.count > attachedSchemas.count else { return }
+        for entry in attachments.current.dropFirst(attachedSchemas.count) { try attach(entry) }
+    }
+
+    /// Attaches one store (outside a transaction).
+    func attach(_ entry: AttachmentList.Entry) throws(StrataError) {
+        try execute("ATTACH DATABASE ? AS \"\(entry.schemaName)\"", [.text(entry.path)])
+        attachedSchemas.append(entry.schemaName)
+        snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
+            + attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
+        guard !isReadOnly else { return }
+        guard sqlite3_db_readonly(handle, entry.schemaName) != 1 else {
+            throw StrataError(
+                .readOnly,
+                "The store at \(entry.path) can only be read (the file or its directory is read-only). "
+                    + "Open it from a writable location, or fix its permissions.",
+                sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
+        }
+        try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(synchronous.rawValue)")
+    }
+
     /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
     func commitWrite() throws(StrataError) {
-        guard let commitGate else { return try run(.commit) }
+        guard let commitGate, !attachedSchemas.isEmpty else { return try run(.commit) }
         try commitGate.withLock { (_: inout Void) throws(StrataError) -> Void in try run(.commit) }
     }
 

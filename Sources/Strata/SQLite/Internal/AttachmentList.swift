@@ -1,0 +1,26 @@
+/// The stores attached to every connection of a stack of several stores, in the order they were
+/// attached. A store added to a running stack is appended here, and each connection attaches it before
+/// its next read (``Connection/beginRead(snapshot:)``); the writer attaches it at once.
+final class AttachmentList: Sendable {
+    struct Entry: Sendable {
+        /// The SQLite schema name the store is attached under.
+        let schemaName: String
+        let path: String
+    }
+
+    private let entries: Locked<[Entry]>
+
+    init(_ entries: [Entry] = []) {
+        self.entries = Locked(entries)
+    }
+
+    /// The stores attached so far.
+    var current: [Entry] { entries.withLock { $0 } }
+
+    /// How many stores are attached so far.
+    var count: Int { entries.withLock { $0.count } }
+
+    func append(_ entry: Entry) {
+        entries.withLock { $0.append(entry) }
+    }
+}
