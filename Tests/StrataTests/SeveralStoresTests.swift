@@ -221,6 +221,31 @@ struct SeveralStoresTests {
         #expect(try await scopedIterator.next()?.items.map(\.title) == ["s"])
     }
 
+    @Test("batches and read generations read every store, and their IDs act on their own store")
+    func batchesAndGenerations() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        try await stack.perform { tx in
+            for rank in 1...10 { try tx.create(Into<StoreNote>(rank % 2 == 0 ? nil : "Shared")) { $0.title = "n\(rank)"; $0.rank = rank } }
+        }
+        var ranks: [Int] = []
+        var ids: [StoreNote.ID] = []
+        for try await batch in stack.fetchBatches(From<StoreNote>().orderBy(.ascending(\.rank)).tweak(.batchSize(3))) {
+            ranks += batch.map(\.rank)
+            ids += batch.map(\.id)
+        }
+        #expect(ranks == Array(1...10))
+        let fetched = ids
+        try await stack.perform { tx in for id in fetched { try tx.edit(id) { $0.title += "!" } } }
+        #expect(try await stack.fetchCount(From<StoreNote>("Shared").where(.hasSuffix(\.title, "!"))) == 5)
+        #expect(try await stack.fetchCount(From<StoreNote>(nil).where(.hasSuffix(\.title, "!"))) == 5)
+        let generation = try await stack.readGeneration()
+        try await stack.perform { tx in try tx.create(Into<StoreNote>("Shared")) { $0.title = "later"; $0.rank = 11 } }
+        #expect(try await generation.fetchCount(From<StoreNote>()) == 10)
+        #expect(try await generation.fetchAll(From<StoreNote>("Shared")).count == 5)
+        #expect(try await stack.fetchCount(From<StoreNote>()) == 11)
+    }
+
     @Test("stores filled apart that share an entity's IDs are refused")
     func sharedIDsRefused() async throws {
         let directory = try TemporaryDirectory()

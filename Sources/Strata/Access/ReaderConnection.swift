@@ -132,6 +132,7 @@ actor ReaderConnection {
                 try Task.checkCancellation()
                 try reader.connection.beginRead()
                 let statement = try reader.connection.makeStatement(query.sql)
+                statement.tagColumn = query.tagColumn
                 try statement.bind(query.bindings)
                 reader.cursor = statement
             }
@@ -152,9 +153,12 @@ actor ReaderConnection {
                 try Task.checkCancellation()
                 var batch: [E] = []
                 batch.reserveCapacity(count)
-                let row = Row(statement: statement)
+                // A row of a read across stores reads its store's tag; otherwise one row reader serves all.
+                let perRow = statement.tagColumn >= 0
+                var row = Row(statement: statement)
                 do {
                     while batch.count < count, try statement.step() {
+                        if perRow { row = Row(statement: statement) }
                         batch.append(try E(row: row))
                     }
                 } catch let error as StrataError {

@@ -339,7 +339,10 @@ public final class DataStack: Sendable {
         let store = self.store
         let query = Result { () throws(StrataError) -> SQLQuery in
             _ = try store.entity(E.self)
-            return try store.builder.select(from)
+            guard store.isPartitioned || from.configurations != nil else { return try store.builder.select(from) }
+            // Rows of several stores (or of an attached one) carry their store's tag in a column.
+            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
+            return try QueryBuilder.select(from, across: stores.map(\.branch))
         }
         var prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
         if !from.prefetches.isEmpty {

@@ -10,10 +10,8 @@ extension QueryBuilder {
     }
 
     /// The objects of `from` in every branch, each row ending with its order keys and then its store's
-    /// tag; `tagColumn` is the tag's (0-based) column.
-    static func select<E>(_ from: From<E>, across branches: [Branch], idOnly: Bool = false) throws(StrataError)
-        -> (query: SQLQuery, tagColumn: Int32)
-    {
+    /// tag, whose (0-based) column the query's `tagColumn` says.
+    static func select<E>(_ from: From<E>, across branches: [Branch], idOnly: Bool = false) throws(StrataError) -> SQLQuery {
         try from.validate()
         let entity = E.entityDescription
         var result = SQLQuery(sql: "", bindings: [])
@@ -42,13 +40,15 @@ extension QueryBuilder {
             result.sql += " ORDER BY " + keys.joined(separator: ", ")
         }
         if let builder = branches.first?.builder { builder.appendLimit(from, to: &result) }
-        return (result, Int32(valueCount + terms.count))
+        result.tagColumn = Int32(valueCount + terms.count)
+        return result
     }
 
     /// The number of objects of `from` in every branch.
     static func count<E>(_ from: From<E>, across branches: [Branch]) throws(StrataError) -> SQLQuery {
         if from.limit != nil || from.offset != nil {
-            var inner = try select(from, across: branches, idOnly: true).query
+            var inner = try select(from, across: branches, idOnly: true)
+            inner.tagColumn = -1
             inner.sql = "SELECT count(*) FROM (\(inner.sql))"
             return inner
         }

@@ -4,6 +4,8 @@ struct SQLQuery: Sendable {
     var bindings: [DatabaseValue]
     /// The number of table aliases used so far, to name the next one.
     var aliasCount = 0
+    /// The column of each row's store tag, in a read across several stores; -1 otherwise.
+    var tagColumn: Int32 = -1
 
     init(sql: String, bindings: [DatabaseValue]) {
         self.sql = sql

@@ -23,9 +23,9 @@ extension Connection {
 
     /// The objects of `from` in several stores, read by one statement.
     private func fetchAllAcross<E: Entity>(_ from: From<E>, stores: [StoreContext], prefetching main: StoreContext) throws -> [E] {
-        let (query, tagColumn) = try QueryBuilder.select(from, across: stores.map(\.branch))
+        let query = try QueryBuilder.select(from, across: stores.map(\.branch))
         let statement = try cachedStatement(query.sql)
-        statement.tagColumn = tagColumn
+        statement.tagColumn = query.tagColumn
         defer { statement.reset() }
         try statement.bind(query.bindings)
         var objects: [E]
@@ -78,7 +78,6 @@ extension Connection {
     func fetchIDs<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> [EntityID<E>] {
         _ = try store.entity(E.self)
         var query: SQLQuery
-        var tagColumn: Int32 = -1
         var tag = storeTag
         if store.isPartitioned || from.configurations != nil {
             let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
@@ -86,7 +85,7 @@ extension Connection {
                 query = try stores[0].builder.select(from, idOnly: true)
                 if stores[0].tag != 0 { tag = stores[0].tag }
             } else {
-                (query, tagColumn) = try QueryBuilder.select(from, across: stores.map(\.branch), idOnly: true)
+                query = try QueryBuilder.select(from, across: stores.map(\.branch), idOnly: true)
             }
         } else {
             query = try store.builder.select(from, idOnly: true)
@@ -96,7 +95,7 @@ extension Connection {
         try statement.bind(query.bindings)
         var ids: [EntityID<E>] = []
         while try statement.step() {
-            if tagColumn >= 0, case .integer(let rowTag) = statement.value(at: tagColumn) {
+            if query.tagColumn >= 0, case .integer(let rowTag) = statement.value(at: query.tagColumn) {
                 tag = UInt32(truncatingIfNeeded: rowTag)
             }
             if case .integer(let id) = statement.value(at: 0) { ids.append(EntityID(rawValue: id, storeTag: tag)) }
