@@ -45,6 +45,11 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "history", let 
     exit(0)
 }
 
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stores", let count = Int(CommandLine.arguments[3]) {
+    try await storesProbe(directory: CommandLine.arguments[2], count: count)
+    exit(0)
+}
+
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "write", let count = Int(CommandLine.arguments[3]) {
     try await writeProbe(path: CommandLine.arguments[2], count: count)
     exit(0)

@@ -396,3 +396,53 @@ struct SeveralStoresLifecycleTests {
         #expect(try await alone.fetchCount(From<StoreThumbnail>()) == 1)
     }
 }
+
+@Entity(name: "StoresRecord")
+struct ProbeStoresRecord {
+    var step: Int = 0
+    var half: Int = 0
+}
+
+/// A kill -9 of a process whose transactions each write to two stores (`StrataProbe stores`).
+@Suite("Several stores: kill -9", .timeLimit(.minutes(3)))
+struct SeveralStoresKillTests {
+    /// The transactions a store holds whole, after checking that it holds no part of one.
+    func wholeTransactions(_ path: String) throws -> Int {
+        #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
+        let rows = try #require(Int(try storeValue(path, "SELECT count(*) FROM StoresRecord") ?? ""))
+        #expect(try storeValue(path, "SELECT count(*) FROM (SELECT step FROM StoresRecord GROUP BY step HAVING count(*) <> 2)") == "0")
+        let steps = try #require(Int(try storeValue(path, "SELECT count(DISTINCT step) FROM StoresRecord") ?? ""))
+        #expect(rows == steps * 2)
+        if steps > 0 { #expect(try storeValue(path, "SELECT max(step) FROM StoresRecord") == "\(steps - 1)") }
+        return steps
+    }
+
+    @Test("each store keeps every transaction whole; the main store may hold one more than the other", arguments: [40, 150, 400])
+    func killedDuringCommits(after commits: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let killed = try await runProbe(["stores", directory.url.path, "100000"]) { line in line == "committed \(commits)" }
+        #expect(killed.process.terminationReason == .uncaughtSignal, "the probe was not killed: \(killed.lines.suffix(3))")
+        let main = try wholeTransactions(directory.path("main.sqlite"))
+        let other = try wholeTransactions(directory.path("other.sqlite"))
+        #expect(main >= commits && other >= commits, "an acknowledged transaction was lost: \(main), \(other)")
+        // SQLite commits the main database first, then the attached one: a kill between the two leaves
+        // the main store one transaction ahead, never behind.
+        #expect(main - other == 0 || main - other == 1, "main \(main), other \(other)")
+        // The stack opens again and goes on, with IDs above those of both stores.
+        let schema = Schema("S1", ProbeStoresRecord.self).configuration("Other", ProbeStoresRecord.self)
+            .configuration(nil, ProbeStoresRecord.self)
+        let stack = try await DataStack(
+            schema,
+            storages: [
+                SQLiteStore(path: directory.path("main.sqlite")),
+                SQLiteStore(path: directory.path("other.sqlite")).configuration("Other"),
+            ])
+        try await stack.perform { tx in
+            for configuration in [nil, "Other"] as [String?] { try tx.create(Into<ProbeStoresRecord>(configuration)) { $0.step = -1 } }
+        }
+        let ids = try await stack.fetchIDs(From<ProbeStoresRecord>())
+        #expect(Set(ids.map(\.rawValue)).count == ids.count)
+        #expect(ids.count == (main + other) * 2 + 2)
+        await stack.close()
+    }
+}
