@@ -544,3 +544,43 @@ struct ReadmeMetricsTests {
         await stack.close()
     }
 }
+
+// MARK: Several stores
+
+@Entity struct Note { var title: String = ""; var rank: Int = 0 }
+@Entity struct Thumbnail { var url: String = ""; var bytes: Int = 0 }
+
+func readmeSeveralStores(directory: String) async throws -> (DataStack, [Note], Int) {
+    let schema = Schema("V1", Note.self, Thumbnail.self)
+        .configuration("Cache", Thumbnail.self)          // thumbnails live in the cache store only
+        .configuration("Shared", Note.self)              // notes live in "Shared" ...
+        .configuration(nil, Note.self)                   // ... and in the default store
+    let stack = try await DataStack(schema, storages: [
+        SQLiteStore(path: "\(directory)/app.sqlite"),                          // default: Note
+        SQLiteStore(path: "\(directory)/shared.sqlite").configuration("Shared"), // Note
+    ])
+    try await stack.addStorage(SQLiteStore(path: "\(directory)/cache.sqlite").configuration("Cache"))
+
+    try await stack.perform { tx in
+        try tx.create(Into<Thumbnail>()) { $0.url = "a.png" }                  // the one store holding it
+        try tx.create(Into<Note>("Shared")) { $0.title = "shared"; $0.rank = 1 }
+        try tx.create(Into<Note>(nil)) { $0.title = "mine"; $0.rank = 2 }      // several hold Note: name one
+    }
+    let everyNote = try await stack.fetchAll(From<Note>().orderBy(.ascending(\.rank)))  // both stores, one read
+    let shared = try await stack.fetchCount(From<Note>("Shared"))
+    return (stack, everyNote, shared)
+}
+
+@Suite("README examples: several stores")
+struct ReadmeSeveralStoresTests {
+    @Test("notes in two stores read together; the thumbnail goes to the cache store added later")
+    func severalStores() async throws {
+        let directory = try readmeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (stack, notes, shared) = try await readmeSeveralStores(directory: directory.path)
+        #expect(notes.map(\.title) == ["shared", "mine"])
+        #expect(shared == 1)
+        #expect(try await stack.fetchCount(From<Thumbnail>("Cache")) == 1)
+        await stack.close()
+    }
+}
