@@ -219,6 +219,16 @@ struct SeveralStoresTests {
         let scoped = stack.listPublisher(From<StoreNote>("Shared"))
         var scopedIterator = scoped.makeAsyncIterator()
         #expect(try await scopedIterator.next()?.items.map(\.title) == ["s"])
+        // An object publisher follows its object in its store.
+        let shared = try #require(snapshot.items.last)
+        var object = stack.objectPublisher(shared.id).makeAsyncIterator()
+        #expect(try await object.next()??.title == "s")
+        try await stack.perform { tx in try tx.edit(shared.id) { $0.title = "s2" } }
+        #expect(try await object.next()??.title == "s2")
+        try await stack.perform { tx in try tx.delete(shared.id) }
+        let deleted = try await object.next()
+        #expect(deleted != nil && deleted! == nil)
+        #expect(try await stack.fetchAll(From<StoreNote>()).map(\.title) == ["m"])
     }
 
     @Test("batches and read generations read every store, and their IDs act on their own store")
@@ -244,6 +254,26 @@ struct SeveralStoresTests {
         #expect(try await generation.fetchCount(From<StoreNote>()) == 10)
         #expect(try await generation.fetchAll(From<StoreNote>("Shared")).count == 5)
         #expect(try await stack.fetchCount(From<StoreNote>()) == 11)
+    }
+
+    @Test("another stack's commit to an attached store reaches publishers, and IDs stay unique", .timeLimit(.minutes(1)))
+    func externalCommitToAttachedStore() async throws {
+        let directory = try TemporaryDirectory()
+        var polling = DataStack.Configuration()
+        polling.externalChangePollInterval = .milliseconds(5)
+        let observed = try await makeSeveralStoresStack(directory, configuration: polling)
+        let other = try await makeSeveralStoresStack(directory)
+        try await observed.perform { tx in try tx.create(Into<StoreNote>("Shared")) { $0.title = "mine" } }
+        var counts = observed.countPublisher(From<StoreNote>("Shared")).makeAsyncIterator()
+        #expect(try await counts.next() == 1)
+        try await other.perform { tx in try tx.create(Into<StoreNote>("Shared")) { $0.title = "theirs" } }
+        var count = try #require(try await counts.next())
+        while count < 2 { count = try #require(try await counts.next()) }
+        #expect(count == 2)
+        // The observed stack's ID counters noticed the other commit: its next ID is a new one.
+        try await observed.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "after" } }
+        let ids = try await observed.fetchIDs(From<StoreNote>())
+        #expect(Set(ids.map(\.rawValue)).count == 3)
     }
 
     @Test("stores filled apart that share an entity's IDs are refused")
