@@ -30,7 +30,7 @@ extension StoreContext {
     func stores(for entity: String, scope: [String?]?) throws(StrataError) -> [StoreContext] {
         guard let scope else {
             guard isPartitioned else { return [self] }
-            let holding = allStores.filter { $0.storeEntities.contains(entity) }
+            let holding = stores(holding: entity)
             guard !holding.isEmpty else { throw missingEverywhere(entity) }
             return holding
         }
@@ -56,7 +56,7 @@ extension StoreContext {
         let entity = E.entityDescription.name
         if into.isScoped { return try store(named: into.configuration ?? "", for: entity) }
         guard isPartitioned else { return self }
-        let holding = allStores.filter { $0.storeEntities.contains(entity) }
+        let holding = stores(holding: entity)
         guard holding.count == 1 else {
             if holding.isEmpty { throw missingEverywhere(entity) }
             let first = holding[1].configurationName.map { "\"\($0)\"" } ?? "nil"
@@ -78,7 +78,7 @@ extension StoreContext {
                     + "\(schema.configurationList).",
                 entity: entity)
         }
-        guard let store = allStores.first(where: { $0.configuration == key }) else {
+        guard let store = store(ofConfiguration: key) else {
             throw StrataError(
                 .storeNotFound,
                 "Configuration \(Self.shown(key)) has no store in this stack; the stack's stores: \(storeList). "
@@ -95,10 +95,6 @@ extension StoreContext {
         return store
     }
 
-    /// The store whose IDs carry `tag`, if it is one of the stack's.
-    func store(tagged tag: UInt32) -> StoreContext? {
-        allStores.first { $0.tag == tag }
-    }
 
     private func missingEverywhere(_ entity: String) -> StrataError {
         let homes = schema.configurationKeys(of: entity).map(Self.shown).joined(separator: ", ")

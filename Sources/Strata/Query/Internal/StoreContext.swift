@@ -65,7 +65,25 @@ final class StoreContext: Sendable {
         self.tag = tag
         self.attached = attached
         self.isPartitioned = !attached.isEmpty || schema.hasConfigurations
-        self.mainOnly = attached.isEmpty ? nil : try StoreContext(schema: schema, configuration: configuration, tag: tag)
+        let mainOnly = attached.isEmpty ? nil : try StoreContext(schema: schema, configuration: configuration, tag: tag)
+        self.mainOnly = mainOnly
+        var homes: [String: [StoreContext]] = [:]
+        if let mainOnly {
+            for store in [mainOnly] + attached {
+                for entity in store.storeSchema.entities { homes[entity.name, default: []].append(store) }
+            }
+        }
+        self.homes = homes
+        var byTag: [UInt32: StoreContext] = [:]
+        var byConfiguration: [String: StoreContext] = [:]
+        if let mainOnly {
+            for store in [mainOnly] + attached {
+                byTag[store.tag] = store
+                byConfiguration[store.configuration] = store
+            }
+        }
+        self.byTag = byTag
+        self.byConfiguration = byConfiguration
         var related: Set<String> = []
         for relationships in graph.toMany.values {
             for relationship in relationships { related.formUnion([relationship.source, relationship.target]) }
@@ -100,6 +118,29 @@ final class StoreContext: Sendable {
     var allStores: [StoreContext] { [mainOnly ?? self] + attached }
     /// For a stack of several stores, the context of the main database alone (this one reads across).
     private let mainOnly: StoreContext?
+    /// For a stack of several stores, the stores that hold each entity, main first.
+    private let homes: [String: [StoreContext]]
+    /// For a stack of several stores, each store by tag and by configuration.
+    private let byTag: [UInt32: StoreContext]
+    private let byConfiguration: [String: StoreContext]
+
+    /// The stores of the stack that hold `entity`, main first.
+    func stores(holding entity: String) -> [StoreContext] {
+        if mainOnly != nil { return homes[entity] ?? [] }
+        return storeEntities.contains(entity) ? [self] : []
+    }
+
+    /// The store of the stack whose IDs carry `tag`, if it is one of the stack's.
+    func store(tagged tag: UInt32) -> StoreContext? {
+        if mainOnly != nil { return byTag[tag] }
+        return tag == self.tag ? self : nil
+    }
+
+    /// The store of the stack of a configuration, if it has one.
+    func store(ofConfiguration key: String) -> StoreContext? {
+        if mainOnly != nil { return byConfiguration[key] }
+        return key == configuration ? self : nil
+    }
 
     /// The configuration's name as the API spells it: `nil` for the default one.
     var configurationName: String? { configuration.isEmpty ? nil : configuration }

@@ -114,7 +114,7 @@ extension Connection {
             }
             return store.storeEntities.contains(name) ? store : nil
         }
-        let holding = main.allStores.filter { $0.storeEntities.contains(name) }
+        let holding = main.stores(holding: name)
         guard holding.count > 1 else { return holding.first }
         for store in holding {
             let statement = try cachedStatement(store.builder.exists(table: name))
@@ -218,7 +218,7 @@ extension Connection {
         let wanted = Array(ids)
         for id in wanted where id.storeTag != 0 && store.store(tagged: id.storeTag) == nil { try checkOwn(id) }
         var found: [EntityID<E>: E] = [:]
-        for target in store.allStores where target.storeEntities.contains(E.entityDescription.name) {
+        for target in store.stores(holding: E.entityDescription.name) {
             let mine = wanted.filter { $0.storeTag == 0 || $0.storeTag == target.tag }
             guard !mine.isEmpty else { continue }
             let part = try withStore(target) { () throws -> [EntityID<E>: E] in try fetchExistingByIDIn(mine, store: target) }
