@@ -276,6 +276,25 @@ struct SeveralStoresTests {
         #expect(Set(ids.map(\.rawValue)).count == 3)
     }
 
+    @Test("the file watch covers every store: another stack's commit to an attached store is seen without a poll",
+          .timeLimit(.minutes(1)))
+    func watchedAttachedStore() async throws {
+        let directory = try TemporaryDirectory()
+        var watchOnly = DataStack.Configuration()
+        watchOnly.externalChangePollInterval = .seconds(3600)
+        let observed = try await makeSeveralStoresStack(directory, configuration: watchOnly)
+        let other = try await makeSeveralStoresStack(directory)
+        var counts = observed.countPublisher(From<StoreThumbnail>()).makeAsyncIterator()
+        #expect(try await counts.next() == 0)
+        let monitor = try #require(observed.observation.monitor, "no external-change monitor runs")
+        await monitor.settled()
+        #expect(monitor.watcher?.isRunning == true)
+        try await other.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "theirs.png" } }
+        var count = try #require(try await counts.next())
+        while count < 1 { count = try #require(try await counts.next()) }
+        #expect(count == 1)
+    }
+
     @Test("stores filled apart that share an entity's IDs are refused")
     func sharedIDsRefused() async throws {
         let directory = try TemporaryDirectory()

@@ -47,14 +47,14 @@ final class ExternalChangeMonitor: Sendable {
     private let state = Locked(State())
     private let checks = Locked(0)
 
-    /// Starts monitoring. `watchedPath` is the database to watch (`nil`: poll only); `pollInterval` the
+    /// Starts monitoring. `watchedPaths` are the databases to watch (none: poll only); `pollInterval` the
     /// poll's (`nil`: none). With neither there is nothing to do, and it returns `nil`.
     /// `localCommits` counts the stack's own commits so far.
     init?(
-        writer: Writer, watchedPath: String?, pollInterval: Duration?, logger: Logger,
+        writer: Writer, watchedPaths: [String], pollInterval: Duration?, logger: Logger,
         localCommits: @escaping @Sendable () -> Int, report: @escaping @Sendable (ChangeSet) -> Void
     ) {
-        guard watchedPath != nil || pollInterval != nil else { return nil }
+        guard !watchedPaths.isEmpty || pollInterval != nil else { return nil }
         let signal = WakeSignal()
         let checks = self.checks
         let isWriting = Locked(false)
@@ -64,8 +64,8 @@ final class ExternalChangeMonitor: Sendable {
             // The watch is set up here rather than in `init`, which may run under a lock: it starts a
             // thread. A `stop()` meanwhile cancels this task, and the watcher is stopped below.
             var watcher: StoreWatcher?
-            if let watchedPath {
-                watcher = StoreWatcher.start(path: watchedPath, logger: logger) {
+            if !watchedPaths.isEmpty {
+                watcher = StoreWatcher.start(paths: watchedPaths, logger: logger) {
                     signal.signal()
                     return isWriting.withLock { $0 } ? Self.ownCommitDelay : Self.eventPause
                 }

@@ -21,6 +21,11 @@ final class StoreFiles: Sendable {
         attached.withLock { $0.append(files) }
     }
 
+    /// The paths of the stores another process may write to: every store but in-memory ones.
+    var watchablePaths: [String] {
+        (isTemporary ? [] : [path]) + attached.withLock { $0.filter { !$0.isTemporary }.map(\.path) }
+    }
+
     /// The paths of the main store and the attached ones.
     var allPaths: [String] { [path] + attached.withLock { $0.map(\.path) } }
 

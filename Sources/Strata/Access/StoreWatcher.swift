@@ -19,20 +19,23 @@ import Synchronization
 ///   wakes it through a pipe.
 /// - On Apple platforms: dispatch sources on the folder, the database and the WAL, on a serial queue
 ///   of their own; an event of the folder (the WAL was made or deleted) watches the WAL anew.
-/// - Elsewhere there is no watch: ``start(path:logger:onEvent:)`` returns `nil` and callers poll.
+/// - Elsewhere there is no watch: ``start(paths:logger:onEvent:)`` returns `nil` and callers poll.
+///
+/// A stack of several stores watches every store's files: one inotify watch per folder on Linux, one
+/// set of sources per store on Apple platforms.
 ///
 /// An event says only that the files were written: SQLite writes a commit's WAL frames before it
 /// makes them visible (through shared memory, which no watch sees), and this stack's own commits
 /// write the same files. ``ExternalChangeMonitor`` turns events into checks.
 final class StoreWatcher: Sendable {
-    private let watch: any FileWatch
+    private let watches: [any FileWatch]
 
-    private init(watch: any FileWatch) {
-        self.watch = watch
+    private init(watches: [any FileWatch]) {
+        self.watches = watches
     }
 
     deinit {
-        watch.stop()
+        for watch in watches { watch.stop() }
     }
 
     /// Watchers started in this process and not yet ended (for tests).
@@ -45,48 +48,62 @@ final class StoreWatcher: Sendable {
     /// events meanwhile are merged into one. Returns `nil`, having logged why, when the watch cannot be
     /// set up, and on platforms without one.
     static func start(path: String, logger: Logger, onEvent: @escaping @Sendable () -> Duration) -> StoreWatcher? {
+        start(paths: [path], logger: logger, onEvent: onEvent)
+    }
+
+    /// Starts watching the files of the databases at `paths` (the stores of one stack); `nil` when no
+    /// watch could be set up. A store whose watch cannot be set up is logged and left to the poll.
+    static func start(paths: [String], logger: Logger, onEvent: @escaping @Sendable () -> Duration) -> StoreWatcher? {
         // SQLite resolves symbolic links and keeps the WAL beside the file they lead to.
+        let resolved = paths.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath() }
+        var watches: [any FileWatch] = []
         #if canImport(Glibc)
-        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        let directory = resolved.deletingLastPathComponent().path
-        let name = resolved.lastPathComponent
-        let watch: InotifyWatch
-        do {
-            watch = try InotifyWatch(directory: directory, names: [name, name + "-wal"], onEvent: onEvent, logger: logger)
-        } catch {
-            logger.notice(
-                "cannot watch the store's folder; polling for other processes' commits instead",
-                metadata: ["strata.path": "\(path)", "strata.error": "\(error.message)"])
-            return nil
+        var folders: [(directory: String, names: [String])] = []
+        for url in resolved {
+            let directory = url.deletingLastPathComponent().path
+            let names = [url.lastPathComponent, url.lastPathComponent + "-wal"]
+            if let index = folders.firstIndex(where: { $0.directory == directory }) {
+                folders[index].names += names
+            } else {
+                folders.append((directory, names))
+            }
         }
-        return StoreWatcher(watch: watch)
+        for folder in folders {
+            do {
+                watches.append(try InotifyWatch(directory: folder.directory, names: folder.names, onEvent: onEvent, logger: logger))
+            } catch {
+                logger.notice(
+                    "cannot watch the store's folder; polling for other processes' commits instead",
+                    metadata: ["strata.path": "\(folder.directory)", "strata.error": "\(error.message)"])
+            }
+        }
         #elseif canImport(Darwin)
-        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        let directory = resolved.deletingLastPathComponent().path
-        guard let watch = VnodeWatch(directory: directory, database: resolved.path, onEvent: onEvent) else {
-            logger.notice(
-                "cannot watch the store's files; polling for other processes' commits instead",
-                metadata: ["strata.path": "\(path)"])
-            return nil
+        for url in resolved {
+            let directory = url.deletingLastPathComponent().path
+            guard let watch = VnodeWatch(directory: directory, database: url.path, onEvent: onEvent) else {
+                logger.notice(
+                    "cannot watch the store's files; polling for other processes' commits instead",
+                    metadata: ["strata.path": "\(url.path)"])
+                continue
+            }
+            watches.append(watch)
         }
-        return StoreWatcher(watch: watch)
-        #else
-        return nil
         #endif
+        return watches.isEmpty ? nil : StoreWatcher(watches: watches)
     }
 
     /// Stops watching (idempotent, returns at once); ``stopped()`` waits until the thread has ended.
     func stop() {
-        watch.stop()
+        for watch in watches { watch.stop() }
     }
 
     /// Waits until the watch has ended: its thread returned (Linux), its sources are cancelled (Apple).
     func stopped() async {
-        await watch.stopped()
+        for watch in watches { await watch.stopped() }
     }
 
     /// Whether the watch still runs.
-    var isRunning: Bool { watch.isRunning }
+    var isRunning: Bool { watches.allSatisfy(\.isRunning) }
 }
 
 /// One platform's watch.

@@ -217,7 +217,7 @@ public final class DataStack: Sendable {
             metrics: metrics, tracer: tracer)
         self.observation = ObservationCenter(
             feed: feed, writer: writer, pollInterval: configuration.externalChangePollInterval,
-            watchedPath: location.isTemporary ? nil : location.path,
+            watchedPaths: { [files] in files.watchablePaths },
             maximumConcurrentFetches: configuration.maximumConcurrentObservationFetches,
             logger: configuration.logger, metrics: metrics)
         self.connectionOptions = options

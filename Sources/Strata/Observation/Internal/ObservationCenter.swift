@@ -35,7 +35,9 @@ final class ObservationCenter: Sendable {
     private let writer: Writer
     private let pollInterval: Duration?
     /// The database file to watch, or `nil` for a store no other connection knows (in-memory).
-    private let watchedPath: String?
+    /// The stores' files to watch for other processes' commits (none for in-memory stores), asked
+    /// when a monitor starts, so a store added to the stack meanwhile is watched too.
+    private let watchedPaths: @Sendable () -> [String]
     private let state = Locked(State())
     private let permits: LeasePool<Void>
 
@@ -45,7 +47,7 @@ final class ObservationCenter: Sendable {
     private let metrics: StackMetrics?
 
     init(
-        feed: CommitFeed, writer: Writer, pollInterval: Duration?, watchedPath: String? = nil,
+        feed: CommitFeed, writer: Writer, pollInterval: Duration?, watchedPaths: @escaping @Sendable () -> [String] = { [] },
         maximumConcurrentFetches: Int, logger: Logger = Logger(label: "strata"), metrics: StackMetrics? = nil
     ) {
         self.metrics = metrics
@@ -53,7 +55,7 @@ final class ObservationCenter: Sendable {
         self.feed = feed
         self.writer = writer
         self.pollInterval = pollInterval
-        self.watchedPath = watchedPath
+        self.watchedPaths = watchedPaths
         self.permits = LeasePool(idle: Array(repeating: (), count: max(1, maximumConcurrentFetches)))
     }
 
@@ -156,7 +158,7 @@ final class ObservationCenter: Sendable {
         // Without a poll interval, noticing other connections' commits is off (see the configuration).
         guard state.monitor == nil, state.needsMonitor, pollInterval != nil else { return }
         state.monitor = ExternalChangeMonitor(
-            writer: writer, watchedPath: watchedPath, pollInterval: pollInterval, logger: logger,
+            writer: writer, watchedPaths: watchedPaths(), pollInterval: pollInterval, logger: logger,
             localCommits: { [feed] in feed.localCommitCount },
             report: { [weak self] changes in self?.externalChangeDetected(changes) })
     }
