@@ -433,6 +433,11 @@ struct SeveralStoresLifecycleTests {
             await stack.close()
         }
         let history = SchemaHistory(v1, v2, steps: [MigrationStep(from: "V1", to: "V2", .fill("Thumbnail", "bytes", with: 7))])
+        let forecasts = try await DataStack.forecast(
+            history, storages: [SQLiteStore(path: main), SQLiteStore(path: cache).configuration("Cache")])
+        #expect(forecasts.map(\.storeVersion) == ["V1", "V1"])
+        #expect(forecasts[0].steps.flatMap(\.entities).map(\.entity) == ["Note"], "each store's forecast names its own entities")
+        #expect(forecasts[1].steps.flatMap(\.entities).map(\.entity) == ["Thumbnail"])
         let stack = try await DataStack(history, storages: [SQLiteStore(path: main), SQLiteStore(path: cache).configuration("Cache")])
         #expect(try await stack.fetchAll(From<StoreNote>()).map(\.title) == ["kept"])
         #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.bytes) == [7])

@@ -143,6 +143,29 @@ public final class DataStack: Sendable {
             history: history, current: schema, path: storage.location().path, options: Connection.Options())
     }
 
+    /// What opening a stack of several stores with `history` would do to each store, in the order of
+    /// `storages`: each store migrates along the history restricted to its configuration's entities.
+    /// Read without changing anything.
+    public static func forecast(_ history: SchemaHistory, storages: [any Storage]) async throws -> [MigrationForecast] {
+        let schema = try history.validate()
+        var forecasts: [MigrationForecast] = []
+        for storage in storages {
+            let location = try storage.location()
+            let key = location.configuration ?? ""
+            guard schema.declaresConfiguration(key) else {
+                throw StrataError(
+                    .invalidArgument,
+                    "A storage names configuration \"\(key)\", which schema \(schema.version) does not declare; its "
+                        + "configurations: \(schema.configurationList).")
+            }
+            let partitioned = storages.count > 1 || schema.hasConfigurations
+            forecasts.append(try await Migrator.forecast(
+                history: partitioned ? history.restricted(to: key) : history,
+                current: partitioned ? schema.restricted(to: key) : schema, path: location.path, options: Connection.Options()))
+        }
+        return forecasts
+    }
+
     private init(
         schema: Schema, history: SchemaHistory?, locations: [StorageLocation], configuration: Configuration,
         progress: MigrationProgress?
