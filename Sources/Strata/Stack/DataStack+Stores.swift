@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// Opening the stores of a stack: each migrated and set up on its own, then checked together.
 extension DataStack {
@@ -75,7 +76,8 @@ extension DataStack {
         files.attach(StoreFiles(path: location.path, isTemporary: location.isTemporary))
         try await writer.attach(entry, store: next)
         connectionOptions.attachments?.append(entry)
-        stores.withLock { $0 = next }
+        addedStores.withLock { $0 = next }
+        storesWereAdded.store(true, ordering: .releasing)
         logger.info("store added", metadata: ["strata.path": "\(location.path)", "strata.configuration": "\(key)"])
     }
 

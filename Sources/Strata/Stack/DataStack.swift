@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 import Logging
 import Tracing
 
@@ -39,10 +40,17 @@ public final class DataStack: Sendable {
     let generations: GenerationRegistry
     let files: StoreFiles
     let feed: CommitFeed
-    /// The schema and stores as of now: a store added with ``addStorage(_:)`` replaces it.
-    let stores: Locked<StoreContext>
+    /// The schema and stores as the stack opened with them.
+    private let openedStore: StoreContext
+    /// The schema and stores since a store was added with ``addStorage(_:)``, which sets the flag:
+    /// until then every access reads `openedStore` without taking a lock.
+    let addedStores = Locked<StoreContext?>(nil)
+    let storesWereAdded = Atomic<Bool>(false)
     /// The main store's context (for a stack of several, the one that chooses among them).
-    var store: StoreContext { stores.withLock { $0 } }
+    var store: StoreContext {
+        guard storesWereAdded.load(ordering: .acquiring) else { return openedStore }
+        return addedStores.withLock { $0 } ?? openedStore
+    }
     /// What opening the stack was given, for ``addStorage(_:)``.
     let history: SchemaHistory?
     let connectionOptions: Connection.Options
@@ -222,7 +230,7 @@ public final class DataStack: Sendable {
         let feed = CommitFeed()
         self.schema = schema
         self.path = location.path
-        self.stores = Locked(store)
+        self.openedStore = store
         self.history = history
         self.storesAdded = Locked(0)
         self.logger = configuration.logger
