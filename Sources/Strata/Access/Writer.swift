@@ -330,9 +330,10 @@ actor Writer {
     }
 
     func begin() throws(StrataError) {
-        try connection.run(.beginImmediate)
+        try connection.beginWrite()
         do {
-            try ids.checkExternalChanges(connection)
+            // The transaction holds the main store's write lock; another store's is checked when taken.
+            try ids.checkExternalChanges(connection, only: "main")
         } catch {
             rollback()
             throw error

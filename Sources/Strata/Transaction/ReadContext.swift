@@ -20,8 +20,13 @@ public class ReadContext {
     }
 
     /// Runs `body` acting on `target`: its statements name the target's tables and the IDs it reads
-    /// and accepts are the target's.
+    /// and accepts are the target's. In a transaction, the target store's write lock is taken first.
     func inStore<T>(_ target: StoreContext, _ body: () throws -> T) throws -> T {
+        if let schemaName = target.builder.schemaName, let transaction = self as? Transaction {
+            try connection.lockForWriting(schemaName)
+            // Another connection may have committed to the store until now: IDs are counted anew then.
+            try transaction.ids.checkExternalChanges(connection, only: schemaName)
+        }
         let saved = store
         store = target
         defer { store = saved }
@@ -29,21 +34,25 @@ public class ReadContext {
     }
 
     /// The store a write of a new object of `E` goes to when it is not the current one: the stack's
-    /// store of `into`'s configuration. `nil` while a routed write runs (it stays in its store).
-    func routed<E: Entity>(_ into: Into<E>) throws(StrataError) -> StoreContext? {
+    /// store of `into`'s configuration. `nil` while a routed write runs (it stays in its store), and,
+    /// with `stayingInMain`, when the target is the main database: a write that looks objects up by
+    /// ID only (create, edit, delete) runs there on the stack's own context, without a detour.
+    func routed<E: Entity>(_ into: Into<E>, stayingInMain: Bool = false) throws(StrataError) -> StoreContext? {
         guard store === stack, stack.isPartitioned || into.isScoped else { return nil }
         let target = try stack.store(for: into)
-        return target === store ? nil : target
+        if target === store || (stayingInMain && target.builder.schemaName == nil) { return nil }
+        return target
     }
 
     /// The store a write of the object `id` goes to when it is not the current one (`nil` while a
-    /// routed write runs). An ID that no store holds goes to the first store holding its entity, where
-    /// it is not found either.
+    /// routed write runs, or when it is the main database). An ID that no store holds goes to the first
+    /// store holding its entity, where it is not found either.
     func routed<E: Entity>(_ id: EntityID<E>) throws(StrataError) -> StoreContext? {
         guard store === stack, stack.isPartitioned else { return nil }
         var target = try connection.storeHolding(id, store: stack)
         if target == nil { target = try stack.stores(for: E.entityDescription.name, scope: nil)[0] }
-        return target === store ? nil : target
+        guard let target, target !== store, target.builder.schemaName != nil else { return nil }
+        return target
     }
 
     func checkOpen() throws(StrataError) {

@@ -83,7 +83,7 @@ public final class Transaction: ReadContext {
     @discardableResult
     public func create<E: Entity>(_ into: Into<E>, _ configure: (inout E) throws -> Void = { _ in }) throws -> E {
         try checkOpen()
-        if let target = try routed(into) { return try inStore(target) { try create(into, configure) } }
+        if let target = try routed(into, stayingInMain: true) { return try inStore(target) { try create(into, configure) } }
         let entity = try store.entity(E.self)
         var object = E(newObject: NewObject())
         try configure(&object)

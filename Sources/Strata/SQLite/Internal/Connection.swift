@@ -31,8 +31,10 @@ final class Connection {
         /// The other stores of a stack of several, attached to the connection when it opens and, for
         /// those added later, before its next read.
         var attachments: AttachmentList?
-        /// Shared by the connections of a stack of several stores (see ``beginRead(snapshot:)``).
-        var commitGate: Locked<Void>?
+        /// Shared by the connections of a stack of several stores (see ``beginRead(snapshot:)``); it
+        /// counts the commits that went through it. (Not `Locked<Void>`: ThreadSanitizer takes the
+        /// accesses of a value of no size for accesses of the lock's next field, and reports a race.)
+        var commitGate: Locked<Int>?
     }
 
     /// SQLite's `synchronous` setting.
@@ -59,12 +61,14 @@ final class Connection {
     /// The lock a stack of several stores takes around each commit and each start of a read, so that
     /// a read starts either before or after a commit that writes to several stores, never between
     /// the stores: SQLite commits attached databases one after the other.
-    private let commitGate: Locked<Void>?
+    private let commitGate: Locked<Int>?
     /// The statement that takes the snapshot of every store, once another store is attached.
     private var snapshotSQL: String?
     /// The stores the stack attaches, and the schema names attached to this connection so far.
     private let attachments: AttachmentList?
     private(set) var attachedSchemas: [String] = []
+    /// The stores whose write lock the running write transaction holds (see ``beginWrite()``).
+    private var writeLocked: Set<String> = []
     private let isReadOnly: Bool
     private let synchronous: Synchronous
 
@@ -353,7 +357,7 @@ final class Connection {
             if snapshot { try run(.startSnapshot) }
             return
         }
-        try commitGate.withLock { (_: inout Void) throws(StrataError) -> Void in
+        try commitGate.withLock { (_: inout Int) throws(StrataError) -> Void in
             try run(.beginDeferred)
             let statement = try cachedStatement(snapshotSQL)
             defer { statement.reset() }
@@ -385,10 +389,44 @@ final class Connection {
         try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(synchronous.rawValue)")
     }
 
+    /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
+    /// of the connection. In a stack of several stores, only the main store's is taken at once (a
+    /// write statement that changes nothing); another store's is taken when a write is routed to it
+    /// (``lockForWriting(_:)``), so a transaction that writes to one store leaves the others alone.
+    func beginWrite() throws(StrataError) {
+        writeLocked.removeAll(keepingCapacity: true)
+        guard !attachedSchemas.isEmpty else { return try run(.beginImmediate) }
+        try run(.beginDeferred)
+        do {
+            try lockForWriting("main")
+        } catch {
+            try? run(.rollback)
+            throw error
+        }
+    }
+
+    /// Whether the running write transaction holds the write lock of the store attached as `schemaName`.
+    func holdsWriteLock(_ schemaName: String) -> Bool {
+        writeLocked.contains(schemaName)
+    }
+
+    /// Takes the write lock of the store attached as `schemaName` in the running write transaction,
+    /// once per transaction.
+    func lockForWriting(_ schemaName: String) throws(StrataError) {
+        guard !writeLocked.contains(schemaName) else { return }
+        let statement = try cachedStatement("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
+        defer { statement.reset() }
+        while try statement.step() {}
+        writeLocked.insert(schemaName)
+    }
+
     /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
     func commitWrite() throws(StrataError) {
         guard let commitGate, !attachedSchemas.isEmpty else { return try run(.commit) }
-        try commitGate.withLock { (_: inout Void) throws(StrataError) -> Void in try run(.commit) }
+        try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
+            try run(.commit)
+            commits += 1
+        }
     }
 
     func dataVersion(of schemaName: String? = nil) throws(StrataError) -> Int64? {

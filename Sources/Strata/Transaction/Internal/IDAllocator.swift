@@ -17,8 +17,9 @@ final class IDAllocator {
     /// The entity of the last allocation and its counter's index in `next` (valid until a key is added
     /// or the counters are dropped).
     private var lastUsed: (entity: String, index: Dictionary<String, Int64>.Index)?
-    /// `PRAGMA data_version` when the counters were loaded.
-    private var dataVersion: [Int64?] = []
+    /// `PRAGMA data_version` of each store (`"main"`, or an attached store's schema name) when the
+    /// first counter of an entity it holds was loaded.
+    private var dataVersions: [String: Int64] = [:]
     /// The largest ID deleted per entity in the running transaction, to be kept as its mark.
     private var deleted: [String: Int64] = [:]
     private let sql = SchemaSQL()
@@ -27,19 +28,26 @@ final class IDAllocator {
     /// names one object of the stack whatever its store, and change sets need no store.
     private let homes: [String: [String?]]
 
-    /// The SQLite schema names of the attached stores.
-    private let attachedSchemas: [String]
+    /// The entities that live in several stores: allocating one of their IDs needs every such store.
+    private let sharedEntities: Set<String>
 
     init(homes: [String: [String?]] = [:]) {
         self.homes = homes
-        attachedSchemas = Set(homes.values.flatMap { $0.compactMap(\.self) }).sorted()
+        sharedEntities = Set(homes.filter { $0.value.count > 1 }.keys)
     }
 
-    /// `PRAGMA data_version` of every store: another connection's commit to any of them changes it.
-    private func dataVersions(_ connection: Connection) throws(StrataError) -> [Int64?] {
-        var versions = [try connection.dataVersion()]
-        for schemaName in attachedSchemas { versions.append(try connection.dataVersion(of: schemaName)) }
-        return versions
+    /// For an entity that lives in several stores: takes the write lock of each of them (its IDs are
+    /// unique across them, so no other connection may add one meanwhile), and drops the counters when
+    /// another connection committed to one since they were loaded.
+    private func lockStores(of entity: String, _ connection: Connection) throws(StrataError) {
+        for case let home? in homes(of: entity) where !connection.holdsWriteLock(home) {
+            try connection.lockForWriting(home)
+            if let recorded = dataVersions[home], try connection.dataVersion(of: home) != recorded {
+                next.removeAll()
+                lastUsed = nil
+                dataVersions.removeAll()
+            }
+        }
     }
 
     /// The stores of an entity.
@@ -47,18 +55,24 @@ final class IDAllocator {
         homes[entity] ?? [nil]
     }
 
-    /// Drops the counters when another connection committed since they were loaded. Call inside the
-    /// write transaction, where no other connection can commit.
-    func checkExternalChanges(_ connection: Connection) throws(StrataError) {
+    /// Drops the counters when another connection committed to a store since they were loaded. Call
+    /// inside the write transaction, once it holds the store's write lock (no other connection can
+    /// commit to it then): at its start for the main store, and when a write is routed to an attached
+    /// store (`only` names it) for that one.
+    func checkExternalChanges(_ connection: Connection, only schemaName: String? = nil) throws(StrataError) {
         guard !next.isEmpty else { return }
-        if try dataVersions(connection) != dataVersion {
+        for (name, version) in dataVersions where schemaName == nil || name == schemaName {
+            guard try connection.dataVersion(of: name == "main" ? nil : name) != version else { continue }
             next.removeAll()
             lastUsed = nil
+            dataVersions.removeAll()
+            return
         }
     }
 
     /// The ID for a new object of `entity`.
     func allocate(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
+        if !sharedEntities.isEmpty, sharedEntities.contains(entity) { try lockStores(of: entity, connection) }
         // A run of creations asks for the same entity again and again: its counter's index is kept, and
         // comparing the same name's storage costs less than hashing it.
         if let (name, index) = lastUsed, name == entity {
@@ -114,7 +128,9 @@ final class IDAllocator {
     /// The first free ID of `entity`: above its largest ID, its mark, and `sqlite_sequence` for a table
     /// an earlier version created with `AUTOINCREMENT`.
     private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
-        if next.isEmpty { dataVersion = try dataVersions(connection) }
+        for home in homes(of: entity) where dataVersions[home ?? "main"] == nil {
+            dataVersions[home ?? "main"] = try connection.dataVersion(of: home)
+        }
         var largest: Int64 = 0
         for home in homes(of: entity) {
             let sequence = try hasSequenceTable(connection, in: home)
