@@ -104,10 +104,10 @@ enum Metrics {
 
     static func of(_ workload: Workload) -> [Metric] {
         switch workload {
-        case .a: [insertRate]
-        case .b: [transactionRate]
-        case .c: [fetchRate]
-        case .d, .d2: [lookupRate]
+        case .a, .oa: [insertRate]
+        case .b, .ob: [transactionRate]
+        case .c, .oc: [fetchRate]
+        case .d, .d2, .od: [lookupRate]
         case .e: [queryRate]
         case .f: [groupTime]
         case .g: [latencyP50, latencyP99]

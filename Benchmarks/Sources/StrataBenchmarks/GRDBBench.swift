@@ -93,6 +93,7 @@ final class GRDBBench<Record: GRDBItemRecord, Order: GRDBOrderRecord>: Contestan
         case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         case .n: throw RawError(description: "n: GRDB's ValueObservation does not see other processes' commits")
+        case .oa, .ob, .oc, .od: throw RawError(description: "\(workload.rawValue) runs on Strata's stacks of two stores only")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The command line: `strata-benchmarks [--rounds N] [--only a,c,l,m,…] [--quick] [--load MODE] [--northwind PATH] …`.
+/// The command line: `strata-benchmarks [--rounds N] [--only a,c,l,m,o,…] [--quick] [--load MODE] [--northwind PATH] …`.
 struct Options: Sendable {
     var rounds = 5
     var workloads = Workload.allCases
@@ -12,11 +12,11 @@ struct Options: Sendable {
     var otherProcessFullSync = false
 
     static let usage = """
-        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k,l,m,n] [--quick] [--load none|taskset|busy]
+        usage: strata-benchmarks [--rounds N] [--only a,b,c,d,d2,e,f,g,h,i,j,k,l,m,n,o] [--quick] [--load none|taskset|busy]
                                  [--northwind PATH] [--markdown FILE] [--contenders LIST] [--n-full-sync]
           --rounds N        rounds of A B C … per workload (default 5, at least 1)
           --only LIST       run only these workloads (k means k64 and k1000; l means l1, l2 and l3;
-                            m means m1, m2 and m3)
+                            m means m1, m2 and m3; o means oa, ob, oc and od)
           --quick           smoke run: 2 rounds, h for 2 s, j with 50 loads in all (scaled to 500),
                             k with 10,000 operations instead of 100,000
           --load MODE       what else loads the machine during the run: none (default); taskset: pin the
@@ -24,7 +24,9 @@ struct Options: Sendable {
           --northwind PATH  the Northwind database for j (default: ../shared/data/northwind.sqlite
                             relative to the repository root); j is skipped when it is absent
           --markdown FILE   also write the tables to FILE
-          --contenders LIST run only some implementations (raw,grdb-row,grdb-sync,grdb-codable,strata), to profile one
+          --contenders LIST run only some implementations (raw,grdb-row,grdb-sync,grdb-codable,strata,
+                            strata-history; o's stacks: strata-one-store,strata-item-in-main,
+                            strata-item-attached), to profile one
           --n-full-sync     n: the other process commits with synchronous = FULL (default NORMAL)
         """
 
@@ -57,6 +59,10 @@ struct Options: Sendable {
                         selected.formUnion([.m1, .m2, .m3])
                         continue
                     }
+                    if name == "o" {
+                        selected.formUnion([.oa, .ob, .oc, .od])
+                        continue
+                    }
                     guard let workload = Workload(rawValue: name) else {
                         throw RawError(description: "unknown workload '\(name)'")
                     }
@@ -74,7 +80,8 @@ struct Options: Sendable {
                 guard let value = iterator.next() else { throw RawError(description: "--contenders needs a list") }
                 let names = [
                     "raw": Contender.raw, "grdb-row": .grdbRow, "grdb-sync": .grdbSync, "grdb-codable": .grdbCodable,
-                    "strata": .strata, "strata-history": .strataHistory,
+                    "strata": .strata, "strata-history": .strataHistory, "strata-one-store": .strataOneStore,
+                    "strata-item-in-main": .strataItemInMain, "strata-item-attached": .strataItemAttached,
                 ]
                 let selected = try value.split(separator: ",").map { name in
                     guard let contender = names[String(name)] else {

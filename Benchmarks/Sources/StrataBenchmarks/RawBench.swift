@@ -58,7 +58,7 @@ final class RawBench: Contestant, @unchecked Sendable {
 
     var mainPath: String { environment.path("raw-main.sqlite") }
 
-    func runs(_ workload: Workload) -> Bool { true }
+    func runs(_ workload: Workload) -> Bool { workload.storesBase == nil }
 
     func setUp() async throws {
         environment.remove(mainPath)
@@ -112,6 +112,7 @@ final class RawBench: Contestant, @unchecked Sendable {
         case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         case .n: throw RawError(description: "n runs asynchronously")
+        case .oa, .ob, .oc, .od: throw RawError(description: "\(workload.rawValue) runs on Strata's stacks of two stores only")
         }
     }
 

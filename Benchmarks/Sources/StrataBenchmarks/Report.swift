@@ -115,6 +115,41 @@ struct Report {
         return lines.joined(separator: "\n")
     }
 
+    /// o: each stack's figures, and the two-store stacks ÷ the one-store stack, round by round.
+    func storesTable(_ workloads: [Workload]) -> String {
+        var lines = [
+            "| workload | stack | median | min – max | ÷ one store | min – max | per round |",
+            "|---|---|--:|--:|--:|--:|---|",
+        ]
+        for workload in workloads {
+            for metric in Metrics.of(workload) {
+                var first = true
+                for contender in results.contenders(workload) {
+                    let values = Array(results.values(workload, contender, metric).values)
+                    guard !values.isEmpty else { continue }
+                    let range = "\(Self.format(values.min()!, metric.unit)) – \(Self.format(values.max()!, metric.unit))"
+                    var ratio = "1", ratioRange = "", perRound = ""
+                    if contender != .strataOneStore {
+                        let ratios = results.ratios(workload, metric, contender, .strataOneStore)
+                        if !ratios.isEmpty {
+                            ratio = Self.ratio(median(ratios))
+                            ratioRange = "\(Self.ratio(ratios.min())) – \(Self.ratio(ratios.max()))"
+                            perRound = ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")
+                        } else {
+                            ratio = "–"
+                        }
+                    }
+                    let cell = first ? label(workload, metric) : ""
+                    lines.append(
+                        "| \(cell) | \(contender.rawValue) | \(Self.format(median(values), metric.unit)) | \(range) | \(ratio) | "
+                            + "\(ratioRange) | \(perRound) |")
+                    first = false
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Strata against the targets.
     func targetTable(_ workloads: [Workload]) -> String {
         var lines = [

@@ -28,14 +28,19 @@ struct Results: Sendable {
 
     /// The median over rounds of `numerator` compared with `denominator` in the same round.
     func ratio(_ workload: Workload, _ metric: Metric, _ numerator: Contender, _ denominator: Contender) -> Double? {
+        let ratios = ratios(workload, metric, numerator, denominator)
+        return ratios.isEmpty ? nil : median(ratios)
+    }
+
+    /// `numerator` compared with `denominator`, round by round (the rounds both ran), in round order.
+    func ratios(_ workload: Workload, _ metric: Metric, _ numerator: Contender, _ denominator: Contender) -> [Double] {
         let top = values(workload, numerator, metric)
         let bottom = values(workload, denominator, metric)
-        let ratios = top.keys.sorted().compactMap { round -> Double? in
+        return top.keys.sorted().compactMap { round -> Double? in
             guard let a = top[round], let b = bottom[round], a > 0, b > 0 else { return nil }
             if Self.isLatency(metric) { return a / b }
             return metric.unit.higherIsBetter ? a / b : b / a
         }
-        return ratios.isEmpty ? nil : median(ratios)
     }
 
     /// Whether every implementation read the same data in every round: `nil` when the workload has no

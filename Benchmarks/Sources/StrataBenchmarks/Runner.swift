@@ -44,15 +44,16 @@ func runBenchmarks(_ options: Options) async throws {
     let recordWorkloads: Set<Workload> = [.a, .b, .c, .d, .d2, .e, .j]
     let everyContestant: [any Contestant] = [
         RawBench(environment: environment),
-        // Not n: GRDB's ValueObservation never sees another process's commits.
+        // Not n: GRDB's ValueObservation never sees another process's commits. Not o: Strata's stacks only.
         GRDBBench<GRDBRowItem, GRDBRowOrder>(
-            contender: .grdbRow, environment: environment, workloads: Set(Workload.allCases).subtracting([.n])),
+            contender: .grdbRow, environment: environment,
+            workloads: Set(Workload.allCases.filter { $0 != .n && $0.storesBase == nil })),
         GRDBSyncBench(environment: environment),
         GRDBBench<GRDBCodableItem, GRDBCodableOrder>(
             contender: .grdbCodable, environment: environment, workloads: recordWorkloads),
         StrataBench(environment: environment),
         StrataBench(environment: environment, history: true),
-    ]
+    ] + StrataStoresBench.Layout.allCases.map { StrataStoresBench(environment: environment, layout: $0) }
     // Only those that run one of the chosen workloads are set up.
     let contestants = everyContestant.filter { contestant in
         options.contenders.contains(contestant.contender) && options.workloads.contains(where: contestant.runs)
@@ -60,6 +61,7 @@ func runBenchmarks(_ options: Options) async throws {
     for contestant in contestants {
         let start = nanoseconds()
         try await contestant.setUp()
+        guard contestant.contender.hasMainStore else { continue }
         print("set up \(contestant.contender.rawValue): 100,000 rows in \(String(format: "%.2f", seconds(since: start))) s")
     }
 
@@ -92,7 +94,11 @@ func runBenchmarks(_ options: Options) async throws {
         active.removeAll { results.failures[workload]?[$0.contender] != nil }
         for round in 1...options.rounds {
             var line: [String] = []
-            for contestant in active where results.failures[workload]?[contestant.contender] == nil {
+            // o compares three stacks of one implementation, whose differences are small: the order
+            // turns by one each round, so that no stack always runs first (or right after another).
+            let shift = workload.storesBase == nil ? 0 : (round - 1) % max(active.count, 1)
+            let ordered = Array(active[shift...] + active[..<shift])
+            for contestant in ordered where results.failures[workload]?[contestant.contender] == nil {
                 do {
                     let sample = try await contestant.run(workload, round: round)
                     results.record(sample, workload, contestant.contender, round: round)
@@ -125,17 +131,31 @@ func runBenchmarks(_ options: Options) async throws {
             "",
         ]
     }
-    output += [
-        "## All figures (\(options.rounds) rounds, load: \(options.load.rawValue); ratios are medians of per-round ratios)",
-        "",
-        report.fullTable(workloads),
-        "",
-        "Ratios compare speed (throughput, or the inverse of a time): above 1× the numerator is faster.",
-        "For g, k and n's p50 and p99 they compare latencies: below 1× the numerator is quicker. For k's CPU,",
-        "above 1× the numerator uses less CPU per operation. l3's and m's memory growth has no ratios (README, m).",
-        "",
-        "Checksums (the rows each implementation read, in every round):",
-    ]
+    let stores = workloads.filter { $0.storesBase != nil }
+    if !stores.isEmpty {
+        output += [
+            "## o: Strata on two stores ÷ one store (\(options.rounds) rounds, load: \(options.load.rawValue); "
+                + "ratios are medians of per-round ratios, with their min – max)",
+            "",
+            report.storesTable(stores),
+            "",
+        ]
+    }
+    // o's figures are in its own table: its stacks are not implementations beside raw SQLite and GRDB.
+    let others = workloads.filter { $0.storesBase == nil }
+    if !others.isEmpty {
+        output += [
+            "## All figures (\(options.rounds) rounds, load: \(options.load.rawValue); ratios are medians of per-round ratios)",
+            "",
+            report.fullTable(others),
+            "",
+            "Ratios compare speed (throughput, or the inverse of a time): above 1× the numerator is faster.",
+            "For g, k and n's p50 and p99 they compare latencies: below 1× the numerator is quicker. For k's CPU,",
+            "above 1× the numerator uses less CPU per operation. l3's and m's memory growth has no ratios (README, m).",
+            "",
+        ]
+    }
+    output += ["Checksums (the rows each implementation or stack read, in every round):"]
     output += report.checksumLines(workloads)
     if workloads.contains(.j) {
         let loads = environment.northwindLoadsPerRound * options.rounds

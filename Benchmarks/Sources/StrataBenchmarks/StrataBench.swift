@@ -25,7 +25,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
     /// The prefix of the files of a and b, distinct per contender.
     private var filePrefix: String { history ? "strata-history" : "strata" }
 
-    func runs(_ workload: Workload) -> Bool { history ? [.a, .b].contains(workload) : true }
+    func runs(_ workload: Workload) -> Bool { history ? [.a, .b].contains(workload) : workload.storesBase == nil }
 
     private func makeStack(_ path: String) async throws -> DataStack {
         environment.remove(path)
@@ -102,8 +102,8 @@ final class StrataBench: Contestant, @unchecked Sendable {
         if workload == .n { return try await observeOtherProcess(round: round) }
         switch workload {
         case .a, .b: throw RawError(description: "unreachable")
-        case .c: return try await fetchAll(stack)
-        case .d: return try await lookups(stack)
+        case .c: return try await Self.fetchAll(stack)
+        case .d: return try await Self.lookups(stack, environment.dataset.lookupIDs)
         case .d2: return try await lookupsInOneRead(stack)
         case .e: return try await ranges(stack)
         case .f: return try await groups(stack)
@@ -115,6 +115,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         case .l1, .l2, .l3: throw RawError(description: "\(workload.rawValue) is an import")
         case .m1, .m2, .m3: throw RawError(description: "\(workload.rawValue) is a migration")
         case .n: throw RawError(description: "n runs asynchronously")
+        case .oa, .ob, .oc, .od: throw RawError(description: "\(workload.rawValue) runs on Strata's stacks of two stores only")
         }
     }
 
@@ -129,7 +130,7 @@ final class StrataBench: Contestant, @unchecked Sendable {
         }
     }
 
-    private static func checksum(of stack: DataStack) async throws -> Checksum {
+    static func checksum(of stack: DataStack) async throws -> Checksum {
         var checksum = Checksum()
         for item in try await stack.fetchAll(From<Item>()) { checksum.add(item) }
         return checksum
@@ -147,16 +148,20 @@ final class StrataBench: Contestant, @unchecked Sendable {
     private func insertMany(round: Int) async throws -> Sample {
         let path = environment.path("\(filePrefix)-a-\(round).sqlite")
         let stack = try await makeStack(path)
-        let items = environment.dataset.items
-        let start = nanoseconds()
-        try await stack.perform { tx in
-            for data in items { try Self.create(data, tx) }
-        }
-        let elapsed = seconds(since: start)
+        let rate = try await Self.insertMany(stack, environment.dataset.items)
         let checksum = try await Self.checksum(of: stack)
         await stack.close()
         environment.remove(path)
-        return Sample(Metrics.insertRate, Double(items.count) / elapsed, checksum: checksum)
+        return Sample(Metrics.insertRate, rate, checksum: checksum)
+    }
+
+    /// a's timed part (also o's oa): `items` created in one `perform`; rows per second.
+    static func insertMany(_ stack: DataStack, _ items: [ItemData]) async throws -> Double {
+        let start = nanoseconds()
+        try await stack.perform { tx in
+            for data in items { try create(data, tx) }
+        }
+        return Double(items.count) / seconds(since: start)
     }
 
     private func insertEach(name: String) async throws -> (sample: Sample, rate: Double) {
@@ -169,7 +174,8 @@ final class StrataBench: Contestant, @unchecked Sendable {
         return (Sample(Metrics.transactionRate, rate, checksum: checksum), rate)
     }
 
-    private static func insertEach(_ stack: DataStack, _ items: ArraySlice<ItemData>) async throws -> Double {
+    /// b's timed part (also i's and o's ob): one awaited `perform` per item; transactions per second.
+    static func insertEach(_ stack: DataStack, _ items: ArraySlice<ItemData>) async throws -> Double {
         let start = nanoseconds()
         for data in items {
             try await stack.perform { tx in try create(data, tx) }
@@ -179,8 +185,8 @@ final class StrataBench: Contestant, @unchecked Sendable {
 
     // MARK: c, d, d2, e, f
 
-    /// c, timed per fetch (``FetchTimes``).
-    private func fetchAll(_ stack: DataStack) async throws -> Sample {
+    /// c, timed per fetch (``FetchTimes``); also o's oc.
+    static func fetchAll(_ stack: DataStack) async throws -> Sample {
         var times = FetchTimes()
         var items: [Item] = []
         for _ in 0..<fetchesPerRound {
@@ -196,8 +202,8 @@ final class StrataBench: Contestant, @unchecked Sendable {
         return times.sample(rowsPerFetch: items.count, checksum: checksum)
     }
 
-    private func lookups(_ stack: DataStack) async throws -> Sample {
-        let ids = environment.dataset.lookupIDs
+    /// d (also o's od): one awaited `fetchExisting` per ID.
+    static func lookups(_ stack: DataStack, _ ids: [Int64]) async throws -> Sample {
         var items: [Item] = []
         items.reserveCapacity(ids.count)
         let start = nanoseconds()

@@ -46,3 +46,11 @@ extension Checksum {
             shipPostalCode: order.shipPostalCode, shipCountry: order.shipCountry)
     }
 }
+
+/// o's second entity: what the other store of a two-store stack holds (a cache beside the items, or
+/// the default store beside the items' store). 100 rows, written before the timer.
+@Entity
+struct Note {
+    var key: String = ""
+    var value: Double = 0
+}

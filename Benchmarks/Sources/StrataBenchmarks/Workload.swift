@@ -1,8 +1,9 @@
 /// The workloads of issue 5, a–j; k, a server's load (64 and 1,000 concurrent tasks); l, imports
-/// (l1–l3); m, schema migrations of the 100,000-row store (m1–m3); and n, how soon another process's
-/// commit reaches an observer.
+/// (l1–l3); m, schema migrations of the 100,000-row store (m1–m3); n, how soon another process's
+/// commit reaches an observer; and o, what a stack of two stores costs a single-store workload
+/// (a, b, c and d on three stacks, oa–od: Strata only).
 enum Workload: String, CaseIterable, Sendable {
-    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, l1, l2, l3, m1, m2, m3, n
+    case a, b, c, d, d2, e, f, g, h, i, j, k64, k1000, l1, l2, l3, m1, m2, m3, n, oa, ob, oc, od
 
     var title: String {
         switch self {
@@ -26,6 +27,21 @@ enum Workload: String, CaseIterable, Sendable {
         case .m2: "m2. migration: rename + Int → Double (table rebuild), 100,000 rows"
         case .m3: "m3. migration: custom Swift transform of every row, 100,000 rows"
         case .n: "n. another process's commit → observer's snapshot, 200 commits"
+        case .oa: "oa. a. on two stores: insert 100,000 rows, one transaction"
+        case .ob: "ob. b. on two stores: insert 1,000 rows, 1,000 awaited transactions"
+        case .oc: "oc. c. on two stores: fetch all 100,000 rows"
+        case .od: "od. d. on two stores: 10,000 ID lookups, each its own read"
+        }
+    }
+
+    /// The single-store workload an o workload runs on the three stacks (`nil` for the others).
+    var storesBase: Workload? {
+        switch self {
+        case .oa: .a
+        case .ob: .b
+        case .oc: .c
+        case .od: .d
+        default: nil
         }
     }
 
@@ -118,4 +134,18 @@ enum Contender: String, CaseIterable, Sendable {
     case strata = "Strata"
     /// Strata with its persistent history on (a and b only): what recording every commit costs.
     case strataHistory = "Strata, history on"
+    /// o's three stacks (o only): one store, as every other workload opens it; two stores with `Item`
+    /// in the main (default) store and a second entity in an attached one; two stores with `Item` in
+    /// the attached one and the second entity in the main one.
+    case strataOneStore = "Strata, one store"
+    case strataItemInMain = "Strata, two stores, Item in main"
+    case strataItemAttached = "Strata, two stores, Item attached"
+
+    /// Whether its setup makes the main store of 100,000 rows that most workloads read.
+    var hasMainStore: Bool {
+        switch self {
+        case .strataHistory, .strataOneStore, .strataItemInMain, .strataItemAttached: false
+        default: true
+        }
+    }
 }
