@@ -54,9 +54,9 @@ actor ReaderConnection {
     /// it when it cannot be cleaned). The pool lent this connection to the caller alone. With a `span`,
     /// the body runs in its context, and the statements it ran are set on it.
     func lease<T: Sendable>(
-        returningTo pool: ReaderPool, span: (any Span)? = nil, _ body: @Sendable (Connection) throws -> T
+        returningTo pool: ReaderPool, span: (any Span)? = nil, oneStore: Bool = false, _ body: @Sendable (Connection) throws -> T
     ) async throws -> T {
-        let result = await interruptible { reader in Result { try reader.readTransaction(span: span, body) } }
+        let result = await interruptible { reader in Result { try reader.readTransaction(span: span, oneStore: oneStore, body) } }
         returnClean(to: pool)
         return try result.get()
     }
@@ -78,9 +78,9 @@ actor ReaderConnection {
 
     /// `BEGIN DEFERRED`, the body, `COMMIT`; on any error every statement is reset and the transaction
     /// rolled back.
-    private func readTransaction<T>(span: (any Span)?, _ body: (Connection) throws -> T) throws -> T {
+    private func readTransaction<T>(span: (any Span)?, oneStore: Bool = false, _ body: (Connection) throws -> T) throws -> T {
         try Task.checkCancellation()
-        try connection.beginRead()
+        try connection.beginRead(oneStore: oneStore)
         let statementsBefore = connection.statementCount
         defer { span?.setStrataAttributes(statements: connection.statementCount &- statementsBefore, entities: []) }
         do {

@@ -44,17 +44,21 @@ final class ReaderPool: Sendable {
     /// With a tracer, a `strata.read` span, started here in the caller's task (its parent is the
     /// caller's span), covers the wait for a connection and the read; `entity` names what it reads,
     /// when the caller knows.
-    func read<T: Sendable>(entity: @autoclosure () -> String? = nil, _ body: @Sendable (Connection) throws -> T) async throws -> T {
+    ///
+    /// `oneStore` says the body reads one store of a stack of several (see `Connection.beginRead`).
+    func read<T: Sendable>(
+        entity: @autoclosure () -> String? = nil, oneStore: Bool = false, _ body: @Sendable (Connection) throws -> T
+    ) async throws -> T {
         try Task.checkCancellation()
         guard let tracer else {
             let reader = try await acquire()
-            return try await reader.lease(returningTo: self, body)
+            return try await reader.lease(returningTo: self, oneStore: oneStore, body)
         }
         let entity = entity()
         return try await tracer.withSpan("strata.read") { span in
             if let entity { span.attributes["strata.entities"] = entity }
             let reader = try await acquire()
-            return try await reader.lease(returningTo: self, span: span, body)
+            return try await reader.lease(returningTo: self, span: span, oneStore: oneStore, body)
         }
     }
 

@@ -341,13 +341,15 @@ public final class DataStack: Sendable {
     /// Every object that matches, in the requested order.
     public func fetchAll<E: Entity>(_ from: From<E>) async throws -> [E] {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchAll(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
+            try $0.fetchAll(from, store: store)
+        }
     }
 
     /// The first object that matches, or `nil`.
     public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) {
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
             try $0.fetchAll(from.limit(1), store: store).first
         }
     }
@@ -355,13 +357,17 @@ public final class DataStack: Sendable {
     /// The number of objects that match.
     public func fetchCount<E: Entity>(_ from: From<E>) async throws -> Int {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchCount(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
+            try $0.fetchCount(from, store: store)
+        }
     }
 
     /// The IDs of the objects that match, in the requested order.
     public func fetchIDs<E: Entity>(_ from: From<E>) async throws -> [EntityID<E>] {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchIDs(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
+            try $0.fetchIDs(from, store: store)
+        }
     }
 
     /// The objects that match, delivered in batches of the fetch's ``Tweak/batchSize(_:)`` (256 unless
@@ -387,7 +393,9 @@ public final class DataStack: Sendable {
     /// The ID of the first object that matches, or `nil`.
     public func fetchID<E: Entity>(_ from: From<E>) async throws -> EntityID<E>? {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchID(from, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
+            try $0.fetchID(from, store: store)
+        }
     }
 
     /// The value of a one-value query (an aggregate, or a field of the first matching row); `nil` when
@@ -402,7 +410,9 @@ public final class DataStack: Sendable {
     ///   value not representable as `T`, and the raw ``DatabaseValue`` from `row[key]`.
     public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) async throws -> T? {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.queryValue(query, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(query.from)) {
+            try $0.queryValue(query, store: store)
+        }
     }
 
     /// The rows of an attributes query, each value under its term's key.
@@ -414,13 +424,17 @@ public final class DataStack: Sendable {
     /// ```
     public func queryAttributes<E: Entity>(_ query: Query<E, QueryRow>) async throws -> [QueryRow] {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.queryRows(query, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(query.from)) {
+            try $0.queryRows(query, store: store)
+        }
     }
 
     /// The object with this ID, or `nil` when it does not exist (any more).
     public func fetchExisting<E: Entity>(_ id: EntityID<E>) async throws -> E? {
         let store = self.store
-        return try await readers.read(entity: E.entityDescription.name) { try $0.fetchExisting(id, store: store) }
+        return try await readers.read(entity: E.entityDescription.name, oneStore: true) {
+            try $0.fetchExisting(id, store: store)
+        }
     }
 
     /// The objects with these IDs, in the order given, skipping those that do not exist; read in one
@@ -429,7 +443,7 @@ public final class DataStack: Sendable {
     public func fetchExisting<E: Entity, S: Sequence>(_ ids: S) async throws -> [E] where S.Element == EntityID<E> {
         let store = self.store
         let ids = Array(ids)
-        return try await readers.read(entity: E.entityDescription.name) {
+        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(From<E>())) {
             try $0.fetchExisting(ids: ids, store: store)
         }
     }

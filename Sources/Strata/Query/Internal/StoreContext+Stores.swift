@@ -17,6 +17,19 @@ extension StoreContext {
         return homes
     }
 
+    /// Whether a read of `entity` in `scope` reads one store only (and so needs no snapshot common to
+    /// several): always in a stack of one store.
+    func readsOneStore(_ entity: String, scope: [String?]?) -> Bool {
+        guard hasSeveralStores else { return true }
+        if let scope { return scope.count == 1 }
+        return stores(holding: entity).count <= 1
+    }
+
+    /// Whether the read of `from` reads one store only.
+    func readsOneStore<E: Entity>(_ from: From<E>) -> Bool {
+        readsOneStore(E.entityDescription.name, scope: from.configurations)
+    }
+
     /// This store's part of a read across several.
     var branch: QueryBuilder.Branch { QueryBuilder.Branch(builder: builder, tag: tag) }
 

@@ -350,9 +350,12 @@ final class Connection {
     /// `BEGIN DEFERRED`, then with `snapshot` a read that takes the snapshot at once. In a stack of
     /// several stores the snapshot of every store is always taken at once, under the commit gate, so the
     /// read sees each commit in all its stores or in none.
-    func beginRead(snapshot: Bool = false) throws(StrataError) {
+    ///
+    /// A read that touches one store only (`oneStore`) needs no common snapshot: it begins as in a
+    /// stack of one store.
+    func beginRead(snapshot: Bool = false, oneStore: Bool = false) throws(StrataError) {
         try syncAttachments()
-        guard let commitGate, let snapshotSQL else {
+        guard !oneStore, let commitGate, let snapshotSQL else {
             try run(.beginDeferred)
             if snapshot { try run(.startSnapshot) }
             return
