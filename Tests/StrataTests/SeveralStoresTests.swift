@@ -295,6 +295,23 @@ struct SeveralStoresTests {
         #expect(count == 1)
     }
 
+    @Test("a transaction locks only the stores it writes to")
+    func locksOnlyWrittenStores() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        let cachePath = directory.path("cache.sqlite")
+        let mainPath = directory.path("main.sqlite")
+        let seen = try await stack.perform { (tx: Transaction) throws -> [Bool] in
+            _ = try tx.create(Into<StoreNote>(nil)) { (note: inout StoreNote) in note.title = "main" }
+            let cacheFree = try canTakeWriteLock(cachePath)
+            let mainFree = try canTakeWriteLock(mainPath)
+            _ = try tx.create(Into<StoreThumbnail>()) { (thumbnail: inout StoreThumbnail) in thumbnail.url = "cache" }
+            return [cacheFree, mainFree, try canTakeWriteLock(cachePath)]
+        }
+        #expect(seen == [true, false, false], "cache free while only main was written; then main, then cache locked")
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 1)
+    }
+
     @Test("stores filled apart that share an entity's IDs are refused")
     func sharedIDsRefused() async throws {
         let directory = try TemporaryDirectory()
@@ -498,5 +515,22 @@ struct SeveralStoresKillTests {
         #expect(Set(ids.map(\.rawValue)).count == ids.count)
         #expect(ids.count == (main + other) * 2 + 2)
         await stack.close()
+    }
+}
+
+/// Whether another connection can take the write lock of the database at `path` right now.
+func canTakeWriteLock(_ path: String) throws -> Bool {
+    var options = Connection.Options()
+    options.busyTimeoutMilliseconds = 0
+    let other = try Connection(path: path, options: options)
+    defer { other.close() }
+    let began = Result<Void, any Error> { try other.execute("BEGIN IMMEDIATE") }
+    switch began {
+    case .success:
+        try other.execute("ROLLBACK")
+        return true
+    case .failure(let error):
+        if (error as? StrataError)?.code == .busy { return false }
+        throw error
     }
 }

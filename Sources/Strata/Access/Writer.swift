@@ -332,8 +332,10 @@ actor Writer {
     func begin() throws(StrataError) {
         try connection.beginWrite()
         do {
-            // The transaction holds the main store's write lock; another store's is checked when taken.
-            try ids.checkExternalChanges(connection, only: "main")
+            // A stack of several stores locks each store at its first write (the main one at once when
+            // the history, which lives there, is recorded): its counters are checked then.
+            if history != nil { try connection.lockForWriting("main") }
+            if connection.holdsWriteLock("main") { try ids.checkExternalChanges(connection, only: "main") }
         } catch {
             rollback()
             throw error

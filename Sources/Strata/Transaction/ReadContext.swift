@@ -22,11 +22,7 @@ public class ReadContext {
     /// Runs `body` acting on `target`: its statements name the target's tables and the IDs it reads
     /// and accepts are the target's. In a transaction, the target store's write lock is taken first.
     func inStore<T>(_ target: StoreContext, _ body: () throws -> T) throws -> T {
-        if let schemaName = target.builder.schemaName, let transaction = self as? Transaction {
-            try connection.lockForWriting(schemaName)
-            // Another connection may have committed to the store until now: IDs are counted anew then.
-            try transaction.ids.checkExternalChanges(connection, only: schemaName)
-        }
+        try willWrite(to: target)
         let saved = store
         store = target
         defer { store = saved }
@@ -40,9 +36,15 @@ public class ReadContext {
     func routed<E: Entity>(_ into: Into<E>, stayingInMain: Bool = false) throws(StrataError) -> StoreContext? {
         guard store === stack, stack.isPartitioned || into.isScoped else { return nil }
         let target = try stack.store(for: into)
-        if target === store || (stayingInMain && target.builder.schemaName == nil) { return nil }
+        if target === store || (stayingInMain && target.builder.schemaName == nil) {
+            try willWrite(to: target)
+            return nil
+        }
         return target
     }
+
+    /// Called before a write goes to `target` (a transaction locks it); nothing in a read context.
+    func willWrite(to target: StoreContext) throws(StrataError) {}
 
     /// The store a write of the object `id` goes to when it is not the current one (`nil` while a
     /// routed write runs, or when it is the main database). An ID that no store holds goes to the first
@@ -51,7 +53,10 @@ public class ReadContext {
         guard store === stack, stack.isPartitioned else { return nil }
         var target = try connection.storeHolding(id, store: stack)
         if target == nil { target = try stack.stores(for: E.entityDescription.name, scope: nil)[0] }
-        guard let target, target !== store, target.builder.schemaName != nil else { return nil }
+        guard let target, target !== store, target.builder.schemaName != nil else {
+            if let target { try willWrite(to: target) }
+            return nil
+        }
         return target
     }
 

@@ -40,6 +40,14 @@ public final class Transaction: ReadContext {
         super.init(connection: connection, store: store)
     }
 
+    /// Takes the write lock of the store a write goes to, in a stack of several stores, the first time
+    /// one does in this transaction; another connection may have committed to it until then, so its
+    /// ID counters are checked anew.
+    override func willWrite(to target: StoreContext) throws(StrataError) {
+        let schemaName = target.builder.schemaName ?? "main"
+        if try connection.lockForWriting(schemaName) { try ids.checkExternalChanges(connection, only: schemaName) }
+    }
+
     /// Records a deletion in the change set, and for the ID allocator.
     func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
         changes.recordDelete(entity: entity, id: id, preserving: values)

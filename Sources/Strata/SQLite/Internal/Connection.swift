@@ -393,34 +393,31 @@ final class Connection {
     }
 
     /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
-    /// of the connection. In a stack of several stores, only the main store's is taken at once (a
-    /// write statement that changes nothing); another store's is taken when a write is routed to it
-    /// (``lockForWriting(_:)``), so a transaction that writes to one store leaves the others alone.
+    /// of the connection. In a stack of several stores, `BEGIN DEFERRED`: each store's write lock is
+    /// taken when a write first goes to it (``lockForWriting(_:)``), so a transaction that writes to
+    /// one store leaves the others alone.
     func beginWrite() throws(StrataError) {
         writeLocked.removeAll(keepingCapacity: true)
-        guard !attachedSchemas.isEmpty else { return try run(.beginImmediate) }
-        try run(.beginDeferred)
-        do {
-            try lockForWriting("main")
-        } catch {
-            try? run(.rollback)
-            throw error
-        }
+        try run(attachedSchemas.isEmpty ? .beginImmediate : .beginDeferred)
     }
 
-    /// Whether the running write transaction holds the write lock of the store attached as `schemaName`.
+    /// Whether the running write transaction holds the write lock of the store attached as `schemaName`
+    /// (`"main"`: the main store); always true in a stack of one store, which `BEGIN IMMEDIATE` locked.
     func holdsWriteLock(_ schemaName: String) -> Bool {
-        writeLocked.contains(schemaName)
+        attachedSchemas.isEmpty || writeLocked.contains(schemaName)
     }
 
-    /// Takes the write lock of the store attached as `schemaName` in the running write transaction,
-    /// once per transaction.
-    func lockForWriting(_ schemaName: String) throws(StrataError) {
-        guard !writeLocked.contains(schemaName) else { return }
+    /// Takes the write lock of the store attached as `schemaName` (`"main"`: the main store) in the
+    /// running write transaction, with a write statement that changes nothing; returns whether it was
+    /// taken now (false when the transaction held it already).
+    @discardableResult
+    func lockForWriting(_ schemaName: String) throws(StrataError) -> Bool {
+        guard !holdsWriteLock(schemaName) else { return false }
         let statement = try cachedStatement("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
         defer { statement.reset() }
         while try statement.step() {}
         writeLocked.insert(schemaName)
+        return true
     }
 
     /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).

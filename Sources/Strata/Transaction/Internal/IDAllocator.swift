@@ -40,9 +40,8 @@ final class IDAllocator {
     /// unique across them, so no other connection may add one meanwhile), and drops the counters when
     /// another connection committed to one since they were loaded.
     private func lockStores(of entity: String, _ connection: Connection) throws(StrataError) {
-        for case let home? in homes(of: entity) where !connection.holdsWriteLock(home) {
-            try connection.lockForWriting(home)
-            if let recorded = dataVersions[home], try connection.dataVersion(of: home) != recorded {
+        for home in homes(of: entity) where try connection.lockForWriting(home ?? "main") {
+            if let recorded = dataVersions[home ?? "main"], try connection.dataVersion(of: home) != recorded {
                 next.removeAll()
                 lastUsed = nil
                 dataVersions.removeAll()
