@@ -12,6 +12,8 @@ public class ReadContext {
     /// The stack's main store, which knows every store.
     let stack: StoreContext
     var isOpen = true
+    /// The store the last unscoped creation of an entity went to: a run of creations looks it up once.
+    private var lastRoute: (entity: ObjectIdentifier, store: StoreContext)?
 
     init(connection: Connection, store: StoreContext) {
         self.connection = connection
@@ -35,7 +37,13 @@ public class ReadContext {
     /// ID only (create, edit, delete) runs there on the stack's own context, without a detour.
     func routed<E: Entity>(_ into: Into<E>, stayingInMain: Bool = false) throws(StrataError) -> StoreContext? {
         guard store === stack, stack.isPartitioned || into.isScoped else { return nil }
-        let target = try stack.store(for: into)
+        let target: StoreContext
+        if !into.isScoped, let last = lastRoute, last.entity == ObjectIdentifier(E.self) {
+            target = last.store
+        } else {
+            target = try stack.store(for: into)
+            if !into.isScoped { lastRoute = (ObjectIdentifier(E.self), target) }
+        }
         if target === store || (stayingInMain && target.builder.schemaName == nil) {
             try willWrite(to: target)
             return nil

@@ -44,9 +44,15 @@ public final class Transaction: ReadContext {
     /// one does in this transaction; another connection may have committed to it until then, so its
     /// ID counters are checked anew.
     override func willWrite(to target: StoreContext) throws(StrataError) {
+        // A run of writes to one store checks its lock once per SQLite transaction.
+        if let last = lastLocked, last.store === target, last.transaction == connection.writeTransactionNumber { return }
         let schemaName = target.builder.schemaName ?? "main"
         if try connection.lockForWriting(schemaName) { try ids.checkExternalChanges(connection, only: schemaName) }
+        lastLocked = (target, connection.writeTransactionNumber)
     }
+
+    /// The store whose lock a write checked last, and in which SQLite transaction.
+    private var lastLocked: (store: StoreContext, transaction: Int)?
 
     /// Records a deletion in the change set, and for the ID allocator.
     func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {

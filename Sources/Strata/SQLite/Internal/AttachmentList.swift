@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The stores attached to every connection of a stack of several stores, in the order they were
 /// attached. A store added to a running stack is appended here, and each connection attaches it before
 /// its next read (``Connection/beginRead(snapshot:)``); the writer attaches it at once.
@@ -9,18 +11,22 @@ final class AttachmentList: Sendable {
     }
 
     private let entries: Locked<[Entry]>
+    /// The number of entries, read without the lock by every read of the stack.
+    private let entryCount: Atomic<Int>
 
     init(_ entries: [Entry] = []) {
         self.entries = Locked(entries)
+        entryCount = Atomic(entries.count)
     }
 
     /// The stores attached so far.
     var current: [Entry] { entries.withLock { $0 } }
 
     /// How many stores are attached so far.
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { entryCount.load(ordering: .acquiring) }
 
     func append(_ entry: Entry) {
         entries.withLock { $0.append(entry) }
+        entryCount.add(1, ordering: .releasing)
     }
 }

@@ -69,6 +69,8 @@ final class Connection {
     private(set) var attachedSchemas: [String] = []
     /// The stores whose write lock the running write transaction holds (see ``beginWrite()``).
     private var writeLocked: Set<String> = []
+    /// Counts the write transactions begun, so that a caller can tell one from the next.
+    private(set) var writeTransactionNumber = 0
     private let isReadOnly: Bool
     private let synchronous: Synchronous
 
@@ -398,6 +400,7 @@ final class Connection {
     /// one store leaves the others alone.
     func beginWrite() throws(StrataError) {
         writeLocked.removeAll(keepingCapacity: true)
+        writeTransactionNumber &+= 1
         try run(attachedSchemas.isEmpty ? .beginImmediate : .beginDeferred)
     }
 
