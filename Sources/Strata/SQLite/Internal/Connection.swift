@@ -69,6 +69,8 @@ final class Connection {
     private(set) var attachedSchemas: [String] = []
     /// The stores whose write lock the running write transaction holds (see ``beginWrite()``).
     private var writeLocked: Set<String> = []
+    /// The statement that takes each store's write lock, made once.
+    private var lockStatements: [String: StatementKey] = [:]
     /// Counts the write transactions begun, so that a caller can tell one from the next.
     private(set) var writeTransactionNumber = 0
     private let isReadOnly: Bool
@@ -416,7 +418,14 @@ final class Connection {
     @discardableResult
     func lockForWriting(_ schemaName: String) throws(StrataError) -> Bool {
         guard !holdsWriteLock(schemaName) else { return false }
-        let statement = try cachedStatement("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
+        let key: StatementKey
+        if let made = lockStatements[schemaName] {
+            key = made
+        } else {
+            key = StatementKey("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
+            lockStatements[schemaName] = key
+        }
+        let statement = try statement(key)
         defer { statement.reset() }
         while try statement.step() {}
         writeLocked.insert(schemaName)
