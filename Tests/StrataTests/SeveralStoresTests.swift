@@ -401,6 +401,8 @@ struct SeveralStoresLifecycleTests {
         }
         let missing = await #expect(throws: StrataError.self) { try await stack.fetchAll(From<StoreThumbnail>()) }
         #expect(missing?.code == .storeNotFound)
+        var notes = stack.listPublisher(From<StoreNote>().orderBy(.ascending(\.rank))).makeAsyncIterator()
+        #expect(try await notes.next()?.items.map(\.title) == ["m"])
         try await stack.addStorage(SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"))
         try await stack.addStorage(SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"))
         try await stack.perform { tx in
@@ -412,6 +414,7 @@ struct SeveralStoresLifecycleTests {
             for try await titles in group { #expect(titles == ["m", "s"]) }
         }
         #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.url) == ["a.png"])
+        #expect(try await notes.next()?.items.map(\.title) == ["m", "s"], "a publisher made before sees the added store")
         let ids = try await stack.fetchIDs(From<StoreNote>())
         #expect(Set(ids.map(\.rawValue)).count == 2, "IDs stay unique across a store added later")
         // Refused: a configuration with a store, an undeclared one, a file of the stack.

@@ -1,7 +1,7 @@
 extension DataStack {
     /// The snapshots of one object over time; see ``ObjectPublisher``.
     public func objectPublisher<E: Entity>(_ id: EntityID<E>) -> ObjectPublisher<E> {
-        let store = self.store
+        let stores = self.stores
         let core = ObservationCore<E?>(
             center: observation, readers: readers,
             isRelevant: { changes in
@@ -11,6 +11,8 @@ extension DataStack {
             },
             isDuplicate: { $0 == $1 },
             fetch: { _, _, connection in
+                // The stores as of this fetch: a publisher sees stores added after it was made.
+                let store = stores.current
                 _ = try store.entity(E.self)
                 return try connection.fetchExisting(id, store: store)
             })
@@ -52,7 +54,7 @@ extension DataStack {
         let observed = Set(names)
         let watched = positions
         let failure = invalid
-        let store = self.store
+        let stores = self.stores
         let core = ObservationCore<ObjectChange<E>>(
             center: observation, readers: readers,
             isRelevant: { changes in
@@ -64,6 +66,7 @@ extension DataStack {
             isDuplicate: { old, new in new.changedFields.isEmpty && (old.object == nil) == (new.object == nil) },
             fetch: { previous, _, connection in
                 if let failure { throw failure }
+                let store = stores.current
                 _ = try store.entity(E.self)
                 let object = try connection.fetchExisting(id, store: store)
                 guard let before = previous?.object, let object else {
@@ -93,11 +96,12 @@ extension DataStack {
             dependencies.formUnion(predicate.expression.dependencies(graph: store.graph))
         }
         let watched = dependencies
+        let stores = self.stores
         let core = ObservationCore<Int>(
             center: observation, readers: readers,
             isRelevant: { $0.touches(watched) },
             isDuplicate: { $0 == $1 },
-            fetch: { _, _, connection in try connection.fetchCount(from, store: store) })
+            fetch: { _, _, connection in try connection.fetchCount(from, store: stores.current) })
         return CountPublisher(core: core)
     }
 
@@ -106,12 +110,14 @@ extension DataStack {
         let store = self.store
         let engine = ListEngine(from: from, graph: store.graph)
         let dependencies = engine.dependencies
+        let stores = self.stores
         let core = ObservationCore<ListSnapshot<E>>(
             center: observation, readers: readers,
             isRelevant: { $0.touches(dependencies) },
             // Equal objects with a non-empty diff carry changed prefetched objects: not a duplicate.
             isDuplicate: { old, new in old == new && !new.carriesRelatedChanges },
             fetch: { previous, changes, connection in
+                let store = stores.current
                 _ = try store.entity(E.self)
                 return try engine.snapshot(previous: previous, changes: changes, connection: connection, store: store)
             })

@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// Opening the stores of a stack: each migrated and set up on its own, then checked together.
 extension DataStack {
@@ -11,8 +10,8 @@ extension DataStack {
     /// ```
     /// The store is made or opened, migrated along the stack's ``SchemaHistory`` when it was opened
     /// with one, and checked as at opening, without holding the writer. Then, between two transactions,
-    /// the writer attaches it, and every read that starts afterwards sees it; reads under way, list
-    /// publishers made before, and held ``ReadGeneration``s keep the stores they started with.
+    /// the writer attaches it, and every read that starts afterwards sees it, publishers' next fetches
+    /// included; reads under way and held ``ReadGeneration``s keep the stores they started with.
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` when the schema declares no configurations, the
     ///   configuration is not declared or already has a store, the file is one of the stack's, or the
@@ -76,8 +75,7 @@ extension DataStack {
         files.attach(StoreFiles(path: location.path, isTemporary: location.isTemporary))
         try await writer.attach(entry, store: next)
         connectionOptions.attachments?.append(entry)
-        addedStores.withLock { $0 = next }
-        storesWereAdded.store(true, ordering: .releasing)
+        stores.replace(with: next)
         logger.info("store added", metadata: ["strata.path": "\(location.path)", "strata.configuration": "\(key)"])
     }
 

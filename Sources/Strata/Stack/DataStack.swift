@@ -40,17 +40,10 @@ public final class DataStack: Sendable {
     let generations: GenerationRegistry
     let files: StoreFiles
     let feed: CommitFeed
-    /// The schema and stores as the stack opened with them.
-    private let openedStore: StoreContext
-    /// The schema and stores since a store was added with ``addStorage(_:)``, which sets the flag:
-    /// until then every access reads `openedStore` without taking a lock.
-    let addedStores = Locked<StoreContext?>(nil)
-    let storesWereAdded = Atomic<Bool>(false)
+    /// The schema and stores as of now (a store added with ``addStorage(_:)`` changes them).
+    let stores: StoreSource
     /// The main store's context (for a stack of several, the one that chooses among them).
-    var store: StoreContext {
-        guard storesWereAdded.load(ordering: .acquiring) else { return openedStore }
-        return addedStores.withLock { $0 } ?? openedStore
-    }
+    var store: StoreContext { stores.current }
     /// What opening the stack was given, for ``addStorage(_:)``.
     let history: SchemaHistory?
     let connectionOptions: Connection.Options
@@ -230,7 +223,7 @@ public final class DataStack: Sendable {
         let feed = CommitFeed()
         self.schema = schema
         self.path = location.path
-        self.openedStore = store
+        self.stores = StoreSource(store)
         self.history = history
         self.storesAdded = Locked(0)
         self.logger = configuration.logger
