@@ -1,14 +1,18 @@
 /// Fetching, shared by read contexts and transactions.
 extension Connection {
     func fetchAll<E: Entity>(_ from: From<E>, store: StoreContext) throws -> [E] {
-        if store.isPartitioned || from.configurations != nil {
-            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
-            if stores.count == 1 {
-                return try withStore(stores[0]) { () throws -> [E] in try fetchAllIn(from, store: stores[0], prefetching: store) }
-            }
-            return try fetchAllAcross(from, stores: stores, prefetching: store)
+        _ = try store.entity(E.self)
+        guard store.isPartitioned || from.configurations != nil else {
+            return try fetchAll(from, query: store.builder.select(from), prefetching: store)
         }
-        return try fetchAllIn(from, store: store, prefetching: store)
+        let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
+        guard stores.count == 1 else {
+            // Several stores, one statement: each row carries its store's tag.
+            return try fetchAll(from, query: QueryBuilder.select(from, across: stores.map(\.branch)), prefetching: store)
+        }
+        return try withStore(stores[0]) { () throws -> [E] in
+            try fetchAll(from, query: stores[0].builder.select(from), prefetching: store)
+        }
     }
 
     /// Runs `body` with the IDs read on this connection tagged as `store`'s: the store a routed access
@@ -21,29 +25,10 @@ extension Connection {
         return try body()
     }
 
-    /// The objects of `from` in several stores, read by one statement.
-    private func fetchAllAcross<E: Entity>(_ from: From<E>, stores: [StoreContext], prefetching main: StoreContext) throws -> [E] {
-        let query = try QueryBuilder.select(from, across: stores.map(\.branch))
+    /// Runs the select of `from` and decodes its rows; prefetched objects are found through `main`.
+    private func fetchAll<E: Entity>(_ from: From<E>, query: SQLQuery, prefetching main: StoreContext) throws -> [E] {
         let statement = try cachedStatement(query.sql)
         statement.tagColumn = query.tagColumn
-        defer { statement.reset() }
-        try statement.bind(query.bindings)
-        var objects: [E]
-        do {
-            objects = try E.decodeAll(RowSequence(statement: statement))
-        } catch let error as StrataError {
-            throw error.with(entity: E.entityDescription.name)
-        }
-        if !from.prefetches.isEmpty {
-            try from.loadPrefetched(&objects, connection: self, store: main)
-        }
-        return objects
-    }
-
-    private func fetchAllIn<E: Entity>(_ from: From<E>, store: StoreContext, prefetching main: StoreContext) throws -> [E] {
-        let entity = try store.entity(E.self)
-        let query = try store.builder.select(from)
-        let statement = try cachedStatement(query.sql)
         // Reset on every path, so that no statement keeps a read transaction open after an error.
         defer { statement.reset() }
         try statement.bind(query.bindings)
@@ -51,7 +36,7 @@ extension Connection {
         do {
             objects = try E.decodeAll(RowSequence(statement: statement))
         } catch let error as StrataError {
-            throw error.with(entity: entity.description.name)
+            throw error.with(entity: E.entityDescription.name)
         }
         if !from.prefetches.isEmpty {
             try from.loadPrefetched(&objects, connection: self, store: main)
