@@ -39,8 +39,7 @@ struct QueryBuilder: Sendable {
 
     /// A table name as the statements name it: quoted, and qualified with the store's schema name.
     func qualified(_ table: String) -> String {
-        guard let schemaName else { return dialect.quote(table) }
-        return dialect.quote(schemaName) + "." + dialect.quote(table)
+        dialect.qualify(table, in: schemaName)
     }
 
     /// The columns an entity's `init(row:)` reads: the ID, the fields, the to-many relationships (as

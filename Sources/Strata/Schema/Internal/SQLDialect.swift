@@ -16,6 +16,15 @@ protocol SQLDialect: Sendable {
     var returningIDClause: String { get }
 }
 
+extension SQLDialect {
+    /// A table name, quoted and, for a store of a stack of several, qualified with the SQLite schema
+    /// name the store is attached under (`nil`: unqualified, the main database).
+    func qualify(_ table: String, in schemaName: String?) -> String {
+        guard let schemaName else { return quote(table) }
+        return quote(schemaName) + "." + quote(table)
+    }
+}
+
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
     func quote(_ identifier: String) -> String {

@@ -22,26 +22,20 @@ struct SchemaSQL {
     /// Raises an ID mark in the metadata of the store with this SQLite schema name (`nil`: main).
     func raiseIDMark(in schemaName: String?) -> String {
         let value = dialect.quote("value")
-        return "INSERT INTO \(qualified(Self.metadataTable, schemaName)) (\(dialect.quote("key")), \(value)) VALUES (?, ?) "
+        return "INSERT INTO \(dialect.qualify(Self.metadataTable, in: schemaName)) (\(dialect.quote("key")), \(value)) VALUES (?, ?) "
             + "ON CONFLICT(\(dialect.quote("key"))) DO UPDATE SET \(value) = "
             + "max(CAST(\(value) AS INTEGER), CAST(excluded.\(value) AS INTEGER))"
-    }
-
-    /// A table name, quoted and qualified with a store's SQLite schema name (`nil`: unqualified).
-    func qualified(_ table: String, _ schemaName: String?) -> String {
-        guard let schemaName else { return table == "sqlite_sequence" ? table : dialect.quote(table) }
-        return dialect.quote(schemaName) + "." + (table == "sqlite_sequence" ? table : dialect.quote(table))
     }
 
     /// The largest ID an entity ever used: its table's largest, its ID mark (parameter 1), and, with
     /// `sequence`, `sqlite_sequence` (parameter 2) for a table made with `AUTOINCREMENT`.
     func largestUsedID(_ entity: String, sequence: Bool, in schemaName: String? = nil) -> String {
         var sources = [
-            "coalesce((SELECT max(\(dialect.quote("id"))) FROM \(qualified(entity, schemaName))), 0)",
-            "coalesce((SELECT CAST(\(dialect.quote("value")) AS INTEGER) FROM \(qualified(Self.metadataTable, schemaName)) "
+            "coalesce((SELECT max(\(dialect.quote("id"))) FROM \(dialect.qualify(entity, in: schemaName))), 0)",
+            "coalesce((SELECT CAST(\(dialect.quote("value")) AS INTEGER) FROM \(dialect.qualify(Self.metadataTable, in: schemaName)) "
                 + "WHERE \(dialect.quote("key")) = ?1), 0)",
         ]
-        if sequence { sources.append("coalesce((SELECT seq FROM \(qualified("sqlite_sequence", schemaName)) WHERE name = ?2), 0)") }
+        if sequence { sources.append("coalesce((SELECT seq FROM \(dialect.qualify("sqlite_sequence", in: schemaName)) WHERE name = ?2), 0)") }
         return "SELECT max(\(sources.joined(separator: ", ")))"
     }
 

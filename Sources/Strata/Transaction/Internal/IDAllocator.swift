@@ -141,7 +141,7 @@ final class IDAllocator {
     }
 
     private func hasSequenceTable(_ connection: Connection, in home: String?) throws(StrataError) -> Bool {
-        let master = home.map { SQLiteDialect().quote($0) + ".sqlite_master" } ?? "sqlite_master"
+        let master = sql.dialect.qualify("sqlite_master", in: home)
         let statement = try connection.cachedStatement("SELECT count(*) FROM \(master) WHERE name = 'sqlite_sequence'")
         defer { statement.reset() }
         guard try statement.step(), case .integer(let count) = statement.value(at: 0) else { return false }
