@@ -114,32 +114,31 @@ extension DataStack {
     /// Refuses stores that hold the same ID of an entity they share (stores filled apart, then opened
     /// together): an entity's IDs must be unique across the stack's stores, as this stack keeps them.
     static func checkSharedIDs(store: StoreContext, files: StoreFiles, options: Connection.Options) async throws {
-        let homes = store.idHomes.filter { $0.value.count > 1 }
-        guard !homes.isEmpty else { return }
+        let shared = store.schema.entities.map(\.name).compactMap { entity -> (String, [StoreContext])? in
+            let holding = store.stores(holding: entity)
+            return holding.count > 1 ? (entity, holding) : nil
+        }
+        guard !shared.isEmpty else { return }
         var readOnly = options
         readOnly.readOnly = true
         readOnly.create = false
         let readOptions = readOnly
-        let dialect = SQLiteDialect()
         try await OffPool.run {
             let connection = try Connection(path: files.path, options: readOptions)
             defer { connection.close() }
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
-            for (entity, schemas) in homes.sorted(by: { $0.key < $1.key }) {
-                let tables = schemas.map { name in (name.map { dialect.quote($0) + "." } ?? "") + dialect.quote(entity) }
-                for first in tables.indices {
-                    for second in tables.indices where second > first {
+            for (entity, holding) in shared {
+                for (index, first) in holding.enumerated() {
+                    for second in holding[(index + 1)...] {
                         let statement = try connection.makeStatement(
-                            "SELECT a.\"id\" FROM \(tables[first]) AS a JOIN \(tables[second]) AS b ON a.\"id\" = b.\"id\" LIMIT 1")
+                            "SELECT a.\"id\" FROM \(first.builder.qualified(entity)) AS a "
+                                + "JOIN \(second.builder.qualified(entity)) AS b ON a.\"id\" = b.\"id\" LIMIT 1")
                         guard try statement.step(), case .integer(let id) = statement.value(at: 0) else { continue }
-                        let paths = [first, second].map { index in
-                            schemas[index].flatMap { name in store.attached.first { $0.builder.schemaName == name } }?
-                                .configurationName.map { "\"\($0)\"" } ?? StoreContext.shown(schemas[index] == nil ? store.configuration : "")
-                        }
                         throw StrataError(
                             .invalidArgument,
-                            "The stores of configurations \(paths[0]) and \(paths[1]) both hold \(entity) \(id): a stack's stores "
+                            "The stores of configurations \(StoreContext.shown(first.configuration)) and "
+                                + "\(StoreContext.shown(second.configuration)) both hold \(entity) \(id): a stack's stores "
                                 + "must not share the IDs of an entity they both hold, so that an ID names one object. "
                                 + "They were filled apart; open them in stacks of their own, or move the objects of one into the other.",
                             entity: entity)

@@ -6,17 +6,6 @@ extension StoreContext {
         key.isEmpty ? "nil (the default configuration)" : "\"\(key)\""
     }
 
-    /// The stores of each entity by SQLite schema name (`nil`: main), for the ID allocator of a stack
-    /// of several stores; empty for a stack of one.
-    var idHomes: [String: [String?]] {
-        guard hasSeveralStores else { return [:] }
-        var homes: [String: [String?]] = [:]
-        for store in allStores {
-            for entity in store.storeEntities { homes[entity, default: []].append(store.builder.schemaName) }
-        }
-        return homes
-    }
-
     /// Whether a read of `entity` in `scope` reads one store only (and so needs no snapshot common to
     /// several): always in a stack of one store.
     func readsOneStore(_ entity: String, scope: [String?]?) -> Bool {

@@ -130,6 +130,12 @@ final class StoreContext: Sendable {
         return storeEntities.contains(entity) ? [self] : []
     }
 
+    /// The stores of each entity by SQLite schema name (`nil`: main), for the ID allocator of a stack
+    /// of several stores; empty for a stack of one.
+    var idHomes: [String: [String?]] {
+        homes.mapValues { $0.map(\.builder.schemaName) }
+    }
+
     /// The store of the stack whose IDs carry `tag`, if it is one of the stack's.
     func store(tagged tag: UInt32) -> StoreContext? {
         if mainOnly != nil { return byTag[tag] }
