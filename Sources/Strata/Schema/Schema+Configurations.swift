@@ -71,6 +71,16 @@ extension Schema {
         key.isEmpty || declaredConfigurations.contains { $0.name == key }
     }
 
+    /// Refuses a storage for a configuration (`""`: the default one) the schema does not declare,
+    /// naming the ones it does.
+    func checkStorageConfiguration(_ key: String) throws(StrataError) {
+        guard !declaresConfiguration(key) else { return }
+        throw StrataError(
+            .invalidArgument,
+            "A storage names configuration \"\(key)\", which schema \(version) does not declare; its "
+                + "configurations: \(configurationList). Declare it with Schema.configuration(_:_:).")
+    }
+
     /// The named configurations, for messages: `nil (default), "Cache"`.
     var configurationList: String {
         configurations.map { $0.map { "\"\($0)\"" } ?? "nil (the default configuration)" }.joined(separator: ", ")

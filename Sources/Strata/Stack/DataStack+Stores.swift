@@ -25,12 +25,7 @@ extension DataStack {
                 "Schema \(schema.version) declares no configurations, so the stack has its one store. Place entities in "
                     + "configurations with Schema.configuration(_:_:) to keep them in stores of their own.")
         }
-        guard schema.declaresConfiguration(key) else {
-            throw StrataError(
-                .invalidArgument,
-                "The storage names configuration \"\(key)\", which schema \(schema.version) does not declare; its "
-                    + "configurations: \(schema.configurationList).")
-        }
+        try schema.checkStorageConfiguration(key)
         // One store is added at a time; the name reserves its configuration, schema name and file.
         let schemaName = try storesAdded.withLock { (count: inout Int) throws(StrataError) -> String in
             let current = store
@@ -56,7 +51,7 @@ extension DataStack {
         defer { storesAdded.withLock { $0 -= 1 } }
         let planned = StoreLayout.Store(location: location, configuration: key, schemaName: schemaName)
         let tag = try await Self.prepareStore(
-            planned, isPartitioned: true, schema: schema, history: history, options: connectionOptions,
+            planned, schema: schema, history: history, options: connectionOptions,
             logger: logger, progress: nil)
         let current = store
         if let same = current.allStores.first(where: { $0.tag == tag }) {
@@ -82,10 +77,12 @@ extension DataStack {
     /// Recreates (when asked and needed), migrates and, in a stack that chooses stores, sets up one store
     /// on a connection of its own; returns its tag (0 when the writer sets the store up itself).
     static func prepareStore(
-        _ planned: StoreLayout.Store, isPartitioned: Bool, schema: Schema, history: SchemaHistory?,
+        _ planned: StoreLayout.Store, schema: Schema, history: SchemaHistory?,
         options: Connection.Options, logger: Logger, progress: MigrationProgress?
     ) async throws -> UInt32 {
         let location = planned.location
+        // A schema with configurations keeps each configuration's entities in a store of their own.
+        let isPartitioned = schema.hasConfigurations
         let storeSchema = isPartitioned ? schema.restricted(to: planned.configuration) : schema
         let storeHistory = isPartitioned ? history?.restricted(to: planned.configuration) : history
         if location.recreatesOnSchemaMismatch,

@@ -149,20 +149,16 @@ public final class DataStack: Sendable {
     /// Read without changing anything.
     public static func forecast(_ history: SchemaHistory, storages: [any Storage]) async throws -> [MigrationForecast] {
         let schema = try history.validate()
+        var locations: [StorageLocation] = []
+        for storage in storages { locations.append(try storage.location()) }
+        let layout = try StoreLayout(schema: schema, locations: locations)
         var forecasts: [MigrationForecast] = []
-        for storage in storages {
-            let location = try storage.location()
+        for location in locations {
             let key = location.configuration ?? ""
-            guard schema.declaresConfiguration(key) else {
-                throw StrataError(
-                    .invalidArgument,
-                    "A storage names configuration \"\(key)\", which schema \(schema.version) does not declare; its "
-                        + "configurations: \(schema.configurationList).")
-            }
-            let partitioned = storages.count > 1 || schema.hasConfigurations
             forecasts.append(try await Migrator.forecast(
-                history: partitioned ? history.restricted(to: key) : history,
-                current: partitioned ? schema.restricted(to: key) : schema, path: location.path, options: Connection.Options()))
+                history: layout.isPartitioned ? history.restricted(to: key) : history,
+                current: layout.isPartitioned ? schema.restricted(to: key) : schema, path: location.path,
+                options: Connection.Options()))
         }
         return forecasts
     }
@@ -201,7 +197,7 @@ public final class DataStack: Sendable {
         var tags: [UInt32] = []
         for planned in layout.stores {
             tags.append(try await Self.prepareStore(
-                planned, isPartitioned: layout.isPartitioned, schema: schema, history: history, options: options, logger: configuration.logger,
+                planned, schema: schema, history: history, options: options, logger: configuration.logger,
                 progress: progress))
         }
         try layout.checkTags(tags)

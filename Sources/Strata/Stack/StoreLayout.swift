@@ -29,12 +29,7 @@ struct StoreLayout {
             var paths: Set<String> = []
             for location in locations {
                 let key = location.configuration ?? ""
-                guard schema.declaresConfiguration(key) else {
-                    throw StrataError(
-                        .invalidArgument,
-                        "A storage names configuration \"\(key)\", which schema \(schema.version) does not declare; its "
-                            + "configurations: \(schema.configurationList). Declare it with Schema.configuration(_:_:).")
-                }
+                try schema.checkStorageConfiguration(key)
                 guard configurations.insert(key).inserted else {
                     throw StrataError(
                         .invalidArgument,
@@ -58,7 +53,8 @@ struct StoreLayout {
         stores = ordered.enumerated().map { index, location in
             Store(location: location, configuration: location.configuration ?? "", schemaName: index == 0 ? nil : "store\(index)")
         }
-        isPartitioned = stores.count > 1 || schema.hasConfigurations
+        // Several stores need configurations: without them every storage is the default one's, refused above.
+        isPartitioned = schema.hasConfigurations
     }
 
     /// Refuses two stores with the same tag (a file copied from another): their IDs could not be told apart.
