@@ -58,23 +58,9 @@ final class Connection {
     /// The tag of the store: IDs decoded on this connection carry it, and IDs with another tag are
     /// refused by the store (see `EntityID`).
     var storeTag: UInt32
-    /// The lock a stack of several stores takes around each commit and each start of a read, so that
-    /// a read starts either before or after a commit that writes to several stores, never between
-    /// the stores: SQLite commits attached databases one after the other.
-    private let commitGate: Locked<Int>?
-    /// The statement that takes the snapshot of every store, once another store is attached.
-    private var snapshotSQL: String?
-    /// The stores the stack attaches, and the schema names attached to this connection so far.
-    private let attachments: AttachmentList?
-    private(set) var attachedSchemas: [String] = []
-    /// The stores whose write lock the running write transaction holds (see ``beginWrite()``).
-    private var writeLocked: Set<String> = []
-    /// The statement that takes each store's write lock, made once.
-    private var lockStatements: [String: StatementKey] = [:]
-    /// Counts the write transactions begun, so that a caller can tell one from the next.
-    private(set) var writeTransactionNumber = 0
-    private let isReadOnly: Bool
-    private let synchronous: Synchronous
+    /// What the connection keeps of the other stores of a stack of several; only the methods in
+    /// Connection+Stores.swift change it.
+    var stores: ConnectionStores
 
     /// Opens (and, unless read-only, creates) a database.
     init(path: String, options: Options) throws(StrataError) {
@@ -99,10 +85,7 @@ final class Connection {
         self.handle = db
         self.path = path
         self.storeTag = options.storeTag
-        self.commitGate = options.commitGate
-        self.attachments = options.attachments
-        self.isReadOnly = options.readOnly
-        self.synchronous = options.synchronous
+        self.stores = ConnectionStores(options)
         // The flag outlives the connection's use of it: the connection holds the flag.
         sqlite3_progress_handler(db, 256, { context in
             guard let context else { return 0 }
@@ -349,98 +332,8 @@ final class Connection {
         return ""
     }
 
-    /// `PRAGMA data_version`: it changes when another connection commits to the database, never for
-    /// this connection's own commits.
-    /// `BEGIN DEFERRED`, then with `snapshot` a read that takes the snapshot at once. In a stack of
-    /// several stores the snapshot of every store is always taken at once, under the commit gate, so the
-    /// read sees each commit in all its stores or in none.
-    ///
-    /// A read that touches one store only (`oneStore`) needs no common snapshot: it begins as in a
-    /// stack of one store.
-    func beginRead(snapshot: Bool = false, oneStore: Bool = false) throws(StrataError) {
-        try syncAttachments()
-        guard !oneStore, let commitGate, let snapshotSQL else {
-            try run(.beginDeferred)
-            if snapshot { try run(.startSnapshot) }
-            return
-        }
-        try commitGate.withLock { (_: inout Int) throws(StrataError) -> Void in
-            try run(.beginDeferred)
-            let statement = try cachedStatement(snapshotSQL)
-            defer { statement.reset() }
-            _ = try statement.step()
-        }
-    }
-
-    /// Attaches the stores of the stack's list that this connection has not attached yet (outside a
-    /// transaction: SQLite refuses `ATTACH` inside one).
-    func syncAttachments() throws(StrataError) {
-        guard let attachments, attachments.count > attachedSchemas.count else { return }
-        for entry in attachments.current.dropFirst(attachedSchemas.count) { try attach(entry) }
-    }
-
-    /// Attaches one store (outside a transaction).
-    func attach(_ entry: AttachmentList.Entry) throws(StrataError) {
-        try execute("ATTACH DATABASE ? AS \"\(entry.schemaName)\"", [.text(entry.path)])
-        attachedSchemas.append(entry.schemaName)
-        snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
-            + attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
-        guard !isReadOnly else { return }
-        guard sqlite3_db_readonly(handle, entry.schemaName) != 1 else {
-            throw StrataError(
-                .readOnly,
-                "The store at \(entry.path) can only be read (the file or its directory is read-only). "
-                    + "Open it from a writable location, or fix its permissions.",
-                sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
-        }
-        try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(synchronous.rawValue)")
-    }
-
-    /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
-    /// of the connection. In a stack of several stores, `BEGIN DEFERRED`: each store's write lock is
-    /// taken when a write first goes to it (``lockForWriting(_:)``), so a transaction that writes to
-    /// one store leaves the others alone.
-    func beginWrite() throws(StrataError) {
-        writeLocked.removeAll(keepingCapacity: true)
-        writeTransactionNumber &+= 1
-        try run(attachedSchemas.isEmpty ? .beginImmediate : .beginDeferred)
-    }
-
-    /// Whether the running write transaction holds the write lock of the store attached as `schemaName`
-    /// (`"main"`: the main store); always true in a stack of one store, which `BEGIN IMMEDIATE` locked.
-    func holdsWriteLock(_ schemaName: String) -> Bool {
-        attachedSchemas.isEmpty || writeLocked.contains(schemaName)
-    }
-
-    /// Takes the write lock of the store attached as `schemaName` (`"main"`: the main store) in the
-    /// running write transaction, with a write statement that changes nothing; returns whether it was
-    /// taken now (false when the transaction held it already).
-    @discardableResult
-    func lockForWriting(_ schemaName: String) throws(StrataError) -> Bool {
-        guard !holdsWriteLock(schemaName) else { return false }
-        let key: StatementKey
-        if let made = lockStatements[schemaName] {
-            key = made
-        } else {
-            key = StatementKey("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
-            lockStatements[schemaName] = key
-        }
-        let statement = try statement(key)
-        defer { statement.reset() }
-        while try statement.step() {}
-        writeLocked.insert(schemaName)
-        return true
-    }
-
-    /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
-    func commitWrite() throws(StrataError) {
-        guard let commitGate, !attachedSchemas.isEmpty else { return try run(.commit) }
-        try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
-            try run(.commit)
-            commits += 1
-        }
-    }
-
+    /// `PRAGMA data_version` of the main database, or of the store attached as `schemaName`: it changes
+    /// when another connection commits to that database, never for this connection's own commits.
     func dataVersion(of schemaName: String? = nil) throws(StrataError) -> Int64? {
         let statement = try cachedStatement(schemaName.map { "PRAGMA \"\($0)\".data_version" } ?? "PRAGMA data_version")
         defer { statement.reset() }

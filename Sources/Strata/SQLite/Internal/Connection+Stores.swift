@@ -1,0 +1,127 @@
+internal import CSQLite
+
+/// What a connection of a stack of several stores keeps of the other stores: which are attached, the
+/// statement that takes a snapshot of all of them, the write locks of the running write transaction,
+/// and the lock shared with the stack's other connections.
+struct ConnectionStores {
+    /// The lock a stack of several stores takes around each commit and each start of a read, so that
+    /// a read starts either before or after a commit that writes to several stores, never between
+    /// the stores: SQLite commits attached databases one after the other.
+    let commitGate: Locked<Int>?
+    /// The stores the stack attaches, and the schema names attached to this connection so far.
+    let list: AttachmentList?
+    var attachedSchemas: [String] = []
+    /// The statement that takes the snapshot of every store, once another store is attached.
+    var snapshotSQL: String?
+    /// The stores whose write lock the running write transaction holds (see `Connection.beginWrite()`).
+    var writeLocked: Set<String> = []
+    /// The statement that takes each store's write lock, made once.
+    var lockStatements: [String: StatementKey] = [:]
+    /// Counts the write transactions begun, so that a caller can tell one from the next.
+    var writeTransactionNumber = 0
+    let isReadOnly: Bool
+    let synchronous: Connection.Synchronous
+
+    init(_ options: Connection.Options) {
+        commitGate = options.commitGate
+        list = options.attachments
+        isReadOnly = options.readOnly
+        synchronous = options.synchronous
+    }
+}
+
+/// Beginning and committing transactions, and attaching the other stores of a stack of several.
+extension Connection {
+    /// Counts the write transactions begun, so that a caller can tell one from the next.
+    var writeTransactionNumber: Int { stores.writeTransactionNumber }
+
+    /// `BEGIN DEFERRED`, then with `snapshot` a read that takes the snapshot at once. In a stack of
+    /// several stores the snapshot of every store is always taken at once, under the commit gate, so the
+    /// read sees each commit in all its stores or in none.
+    ///
+    /// A read that touches one store only (`oneStore`) needs no common snapshot: it begins as in a
+    /// stack of one store.
+    func beginRead(snapshot: Bool = false, oneStore: Bool = false) throws(StrataError) {
+        try syncAttachments()
+        guard !oneStore, let commitGate = stores.commitGate, let snapshotSQL = stores.snapshotSQL else {
+            try run(.beginDeferred)
+            if snapshot { try run(.startSnapshot) }
+            return
+        }
+        try commitGate.withLock { (_: inout Int) throws(StrataError) -> Void in
+            try run(.beginDeferred)
+            let statement = try cachedStatement(snapshotSQL)
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
+    }
+
+    /// Attaches the stores of the stack's list that this connection has not attached yet (outside a
+    /// transaction: SQLite refuses `ATTACH` inside one).
+    func syncAttachments() throws(StrataError) {
+        guard let list = stores.list, list.count > stores.attachedSchemas.count else { return }
+        for entry in list.current.dropFirst(stores.attachedSchemas.count) { try attach(entry) }
+    }
+
+    /// Attaches one store (outside a transaction).
+    func attach(_ entry: AttachmentList.Entry) throws(StrataError) {
+        try execute("ATTACH DATABASE ? AS \"\(entry.schemaName)\"", [.text(entry.path)])
+        stores.attachedSchemas.append(entry.schemaName)
+        stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
+            + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
+        guard !stores.isReadOnly else { return }
+        guard sqlite3_db_readonly(handle, entry.schemaName) != 1 else {
+            throw StrataError(
+                .readOnly,
+                "The store at \(entry.path) can only be read (the file or its directory is read-only). "
+                    + "Open it from a writable location, or fix its permissions.",
+                sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
+        }
+        try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(stores.synchronous.rawValue)")
+    }
+
+    /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
+    /// of the connection. In a stack of several stores, `BEGIN DEFERRED`: each store's write lock is
+    /// taken when a write first goes to it (``lockForWriting(_:)``), so a transaction that writes to
+    /// one store leaves the others alone.
+    func beginWrite() throws(StrataError) {
+        stores.writeLocked.removeAll(keepingCapacity: true)
+        stores.writeTransactionNumber &+= 1
+        try run(stores.attachedSchemas.isEmpty ? .beginImmediate : .beginDeferred)
+    }
+
+    /// Whether the running write transaction holds the write lock of the store attached as `schemaName`
+    /// (`"main"`: the main store); always true in a stack of one store, which `BEGIN IMMEDIATE` locked.
+    func holdsWriteLock(_ schemaName: String) -> Bool {
+        stores.attachedSchemas.isEmpty || stores.writeLocked.contains(schemaName)
+    }
+
+    /// Takes the write lock of the store attached as `schemaName` (`"main"`: the main store) in the
+    /// running write transaction, with a write statement that changes nothing; returns whether it was
+    /// taken now (false when the transaction held it already).
+    @discardableResult
+    func lockForWriting(_ schemaName: String) throws(StrataError) -> Bool {
+        guard !holdsWriteLock(schemaName) else { return false }
+        let key: StatementKey
+        if let made = stores.lockStatements[schemaName] {
+            key = made
+        } else {
+            key = StatementKey("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
+            stores.lockStatements[schemaName] = key
+        }
+        let statement = try statement(key)
+        defer { statement.reset() }
+        while try statement.step() {}
+        stores.writeLocked.insert(schemaName)
+        return true
+    }
+
+    /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
+    func commitWrite() throws(StrataError) {
+        guard let commitGate = stores.commitGate, !stores.attachedSchemas.isEmpty else { return try run(.commit) }
+        try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
+            try run(.commit)
+            commits += 1
+        }
+    }
+}
