@@ -21,8 +21,8 @@ actor Writer {
     nonisolated let storeTag: UInt32
 
     let connection: Connection
-    /// The stack's stores; a store added to the stack replaces it (see ``attach(_:store:)``).
-    private(set) var store: StoreContext
+    /// The stack's stores; a store added to the stack replaces it (only ``attach(_:store:)`` sets it).
+    var store: StoreContext
     private let feed: CommitFeed
     private let files: StoreFiles
     private nonisolated let logger: Logger
@@ -34,13 +34,13 @@ actor Writer {
     /// The stack's tracer, `nil` when spans go nowhere (see ``StackTracer``).
     nonisolated let tracer: StackTracer?
 
-    private var lastDataVersion: [Int64]?
+    var lastDataVersion: [Int64]?
     /// Records every commit in the persistent history, when the store keeps one.
-    private var history: HistoryRecorder?
+    var history: HistoryRecorder?
     /// Whether the store keeps a persistent history (this stack turned it on, or another one did).
     nonisolated let recordsHistory: Bool
-    /// Assigns the IDs of created objects.
-    private(set) var ids: IDAllocator
+    /// Assigns the IDs of created objects (replaced, with the stores, by ``attach(_:store:)``).
+    var ids: IDAllocator
     /// The turn: one transaction (or unsafe transaction) at a time.
     private let turn = LeasePool<Void>(idle: [()])
     var unsafeTransaction: UnsafeHold?
@@ -172,52 +172,6 @@ actor Writer {
         _ = turn.close(Connection.closedError)
         // The thread ends once this job returns; a later call runs on a short-lived thread and throws.
         executor.stop()
-    }
-
-    // MARK: Stores
-
-    /// Attaches a store added to the stack, between two transactions (it waits for the turn), and
-    /// from then on writes with the stack's new stores.
-    nonisolated func attach(_ entry: AttachmentList.Entry, store: StoreContext) async throws {
-        try Task.checkCancellation()
-        try checkNotHoldingUnsafe()
-        try await takeTurn()
-        try await attachInTurn(entry, store: store)
-    }
-
-    private func attachInTurn(_ entry: AttachmentList.Entry, store: StoreContext) throws {
-        defer { passTurn() }
-        if connection.isClosed { throw Connection.closedError }
-        try connection.attach(entry)
-        self.store = store
-        ids = IDAllocator(homes: store.idHomes)
-        lastDataVersion = nil
-    }
-
-    // MARK: External changes
-
-    /// Whether another connection (another process or stack) committed since the last check: the writer
-    /// connection's `PRAGMA data_version` changes exactly then, never for its own commits.
-    /// In a stack of several stores, every store's version counts.
-    func externalChangeCheck() throws -> Bool {
-        var version: [Int64] = []
-        for schemaName in [nil] + store.attached.map(\.builder.schemaName) {
-            guard let one = try connection.dataVersion(of: schemaName) else { return false }
-            version.append(one)
-        }
-        defer { lastDataVersion = version }
-        guard let lastDataVersion else { return false }
-        return version != lastDataVersion
-    }
-
-    /// What other connections committed since the last check, or `nil` when they committed nothing: the
-    /// exact changes read from the persistent history when the store keeps one, an external change set
-    /// (anything may have changed) otherwise.
-    func externalChanges() throws -> ChangeSet? {
-        guard try externalChangeCheck() else { return nil }
-        // A commit that recorded no history (a purge, or a connection that is not Strata's): anything may
-        // have changed.
-        return try history?.scanOthers(on: connection) ?? .unknownExternal
     }
 
     // MARK: Transactions
