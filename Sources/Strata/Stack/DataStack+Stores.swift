@@ -1,7 +1,68 @@
 import Logging
 
-/// Opening the stores of a stack: each migrated and set up on its own, then checked together.
+/// Stacks of several stores: opening them, adding one, and setting up and checking each store.
 extension DataStack {
+    /// Opens (creating if needed) a stack of several stores: one per configuration of `schema` (see
+    /// ``Schema/configuration(_:_:)``), each storage naming its configuration with `.configuration(_:)`.
+    ///
+    /// ```swift
+    /// let schema = Schema("V1", Person.self, Thumbnail.self).configuration("Cache", Thumbnail.self)
+    /// let stack = try await DataStack(schema, storages: [
+    ///     SQLiteStore(path: "app.sqlite"),
+    ///     SQLiteStore(path: "cache.sqlite").configuration("Cache"),
+    /// ])
+    /// ```
+    /// Each store holds the tables of its configuration's entities and its own version lock, and is
+    /// set up (or checked) on its own. The stack reads them together: every connection attaches them
+    /// all, so a fetch of an entity that lives in several stores reads them in one statement. The
+    /// default configuration's store (or, without one, the first) is the main store: ``path`` names
+    /// it, and the persistent history lives in it.
+    ///
+    /// - Throws: ``StrataError/Code/invalidArgument`` for no storage, a configuration the schema does
+    ///   not declare (the message lists those it does), two storages for one configuration or one
+    ///   file, more than 10 stores besides the main one; the errors of ``init(_:storage:configuration:)``.
+    public convenience init(_ schema: Schema, storages: [any Storage], configuration: Configuration = Configuration()) async throws {
+        try await self.init(
+            schema: schema, history: nil, locations: storages.map { try $0.location() }, configuration: configuration,
+            progress: nil)
+    }
+
+    /// Opens (creating if needed) a stack of several stores at the current version of `history`, first
+    /// migrating each store along the history's chain if it is at an older version.
+    ///
+    /// Each store migrates on its own, in a transaction of its own, as the versions of its
+    /// configuration say: the history restricted to the configuration's entities. A custom change
+    /// (``MigrationChange/custom(_:)``) runs in the default configuration's store only. Entities do not
+    /// move between stores: an entity a version moves to another configuration starts empty there.
+    public convenience init(
+        _ history: SchemaHistory, storages: [any Storage], configuration: Configuration = Configuration(),
+        progress: MigrationProgress? = nil
+    ) async throws {
+        defer { progress?.finish() }
+        let schema = try history.validate()
+        try await self.init(
+            schema: schema, history: history, locations: storages.map { try $0.location() }, configuration: configuration,
+            progress: progress)
+    }
+
+    /// What opening a stack of several stores with `history` would do to each store, in the order of
+    /// `storages`: each store migrates along the history restricted to its configuration's entities.
+    /// Read without changing anything.
+    public static func forecast(_ history: SchemaHistory, storages: [any Storage]) async throws -> [MigrationForecast] {
+        let schema = try history.validate()
+        let locations = try storages.map { try $0.location() }
+        let layout = try StoreLayout(schema: schema, locations: locations)
+        var forecasts: [MigrationForecast] = []
+        for location in locations {
+            let key = location.configuration ?? ""
+            forecasts.append(try await Migrator.forecast(
+                history: layout.isPartitioned ? history.restricted(to: key) : history,
+                current: layout.isPartitioned ? schema.restricted(to: key) : schema, path: location.path,
+                options: Connection.Options()))
+        }
+        return forecasts
+    }
+
     /// Adds a store to the running stack: the store of a configuration the stack has no store for yet.
     ///
     /// ```swift

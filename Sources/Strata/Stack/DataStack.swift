@@ -1,5 +1,4 @@
 import CoreMetrics
-import Synchronization
 import Logging
 import Tracing
 
@@ -65,31 +64,6 @@ public final class DataStack: Sendable {
         try await self.init(schema: schema, history: nil, locations: [storage.location()], configuration: configuration, progress: nil)
     }
 
-    /// Opens (creating if needed) a stack of several stores: one per configuration of `schema` (see
-    /// ``Schema/configuration(_:_:)``), each storage naming its configuration with `.configuration(_:)`.
-    ///
-    /// ```swift
-    /// let schema = Schema("V1", Person.self, Thumbnail.self).configuration("Cache", Thumbnail.self)
-    /// let stack = try await DataStack(schema, storages: [
-    ///     SQLiteStore(path: "app.sqlite"),
-    ///     SQLiteStore(path: "cache.sqlite").configuration("Cache"),
-    /// ])
-    /// ```
-    /// Each store holds the tables of its configuration's entities and its own version lock, and is
-    /// set up (or checked) on its own. The stack reads them together: every connection attaches them
-    /// all, so a fetch of an entity that lives in several stores reads them in one statement. The
-    /// default configuration's store (or, without one, the first) is the main store: ``path`` names
-    /// it, and the persistent history lives in it.
-    ///
-    /// - Throws: ``StrataError/Code/invalidArgument`` for no storage, a configuration the schema does
-    ///   not declare (the message lists those it does), two storages for one configuration or one
-    ///   file, more than 10 stores besides the main one; the errors of ``init(_:storage:configuration:)``.
-    public convenience init(_ schema: Schema, storages: [any Storage], configuration: Configuration = Configuration()) async throws {
-        var locations: [StorageLocation] = []
-        for storage in storages { locations.append(try storage.location()) }
-        try await self.init(schema: schema, history: nil, locations: locations, configuration: configuration, progress: nil)
-    }
-
     /// Opens (creating if needed) a store at the current version of `history`, first migrating it along
     /// the history's chain if it is at an older version.
     ///
@@ -118,24 +92,6 @@ public final class DataStack: Sendable {
             schema: schema, history: history, locations: [storage.location()], configuration: configuration, progress: progress)
     }
 
-    /// Opens (creating if needed) a stack of several stores at the current version of `history`, first
-    /// migrating each store along the history's chain if it is at an older version.
-    ///
-    /// Each store migrates on its own, in a transaction of its own, as the versions of its
-    /// configuration say: the history restricted to the configuration's entities. A custom change
-    /// (``MigrationChange/custom(_:)``) runs in the default configuration's store only. Entities do not
-    /// move between stores: an entity a version moves to another configuration starts empty there.
-    public convenience init(
-        _ history: SchemaHistory, storages: [any Storage], configuration: Configuration = Configuration(),
-        progress: MigrationProgress? = nil
-    ) async throws {
-        defer { progress?.finish() }
-        let schema = try history.validate()
-        var locations: [StorageLocation] = []
-        for storage in storages { locations.append(try storage.location()) }
-        try await self.init(schema: schema, history: history, locations: locations, configuration: configuration, progress: progress)
-    }
-
     /// What opening `storage` with `history` would do (which steps, how each entity migrates, how many
     /// rows), read without changing anything.
     public static func forecast(_ history: SchemaHistory, storage: some Storage) async throws -> MigrationForecast {
@@ -144,26 +100,8 @@ public final class DataStack: Sendable {
             history: history, current: schema, path: storage.location().path, options: Connection.Options())
     }
 
-    /// What opening a stack of several stores with `history` would do to each store, in the order of
-    /// `storages`: each store migrates along the history restricted to its configuration's entities.
-    /// Read without changing anything.
-    public static func forecast(_ history: SchemaHistory, storages: [any Storage]) async throws -> [MigrationForecast] {
-        let schema = try history.validate()
-        var locations: [StorageLocation] = []
-        for storage in storages { locations.append(try storage.location()) }
-        let layout = try StoreLayout(schema: schema, locations: locations)
-        var forecasts: [MigrationForecast] = []
-        for location in locations {
-            let key = location.configuration ?? ""
-            forecasts.append(try await Migrator.forecast(
-                history: layout.isPartitioned ? history.restricted(to: key) : history,
-                current: layout.isPartitioned ? schema.restricted(to: key) : schema, path: location.path,
-                options: Connection.Options()))
-        }
-        return forecasts
-    }
-
-    private init(
+    /// Opens the stores of `locations` (see ``StoreLayout``); every public initializer ends here.
+    init(
         schema: Schema, history: SchemaHistory?, locations: [StorageLocation], configuration: Configuration,
         progress: MigrationProgress?
     ) async throws {
@@ -322,142 +260,6 @@ public final class DataStack: Sendable {
         } catch {
             await unsafe.end()
             throw error
-        }
-    }
-
-    // MARK: Reading
-
-    /// Every object that matches, in the requested order.
-    public func fetchAll<E: Entity>(_ from: From<E>) async throws -> [E] {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
-            try $0.fetchAll(from, store: store)
-        }
-    }
-
-    /// The first object that matches, or `nil`.
-    public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
-            try $0.fetchAll(from.limit(1), store: store).first
-        }
-    }
-
-    /// The number of objects that match.
-    public func fetchCount<E: Entity>(_ from: From<E>) async throws -> Int {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
-            try $0.fetchCount(from, store: store)
-        }
-    }
-
-    /// The IDs of the objects that match, in the requested order.
-    public func fetchIDs<E: Entity>(_ from: From<E>) async throws -> [EntityID<E>] {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
-            try $0.fetchIDs(from, store: store)
-        }
-    }
-
-    /// The objects that match, delivered in batches of the fetch's ``Tweak/batchSize(_:)`` (256 unless
-    /// set), all from one consistent read. See ``FetchBatches``.
-    public func fetchBatches<E: Entity>(_ from: From<E>) -> FetchBatches<E> {
-        let store = self.store
-        let query = Result { () throws(StrataError) -> SQLQuery in
-            _ = try store.entity(E.self)
-            guard store.isPartitioned || from.configurations != nil else { return try store.builder.select(from) }
-            // Rows of several stores (or of an attached one) carry their store's tag in a column.
-            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
-            return try QueryBuilder.select(from, across: stores.map(\.branch))
-        }
-        var prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
-        if !from.prefetches.isEmpty {
-            prefetch = { @Sendable objects, connection in
-                try from.loadPrefetched(&objects, connection: connection, store: store)
-            }
-        }
-        return FetchBatches(cursors: cursors, query: query, batchSize: from.batchSize ?? 256, prefetch: prefetch)
-    }
-
-    /// The ID of the first object that matches, or `nil`.
-    public func fetchID<E: Entity>(_ from: From<E>) async throws -> EntityID<E>? {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
-            try $0.fetchID(from, store: store)
-        }
-    }
-
-    /// The value of a one-value query (an aggregate, or a field of the first matching row); `nil` when
-    /// no row matches or the value is `NULL`.
-    ///
-    /// ```swift
-    /// let average = try await stack.queryValue(From<Person>().select(Double.self, .average(\.age)))
-    /// ```
-    /// - Throws: ``StrataError/Code/typeMismatch`` when the value cannot be read as `T` (the maximum of a
-    ///   text field asked for as an `Int`, say); it is never turned into `nil`, which would look like "no
-    ///   row". ``queryAttributes(_:)`` rows, by contrast, give `nil` from `row[key, as: T.self]` for a
-    ///   value not representable as `T`, and the raw ``DatabaseValue`` from `row[key]`.
-    public func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>) async throws -> T? {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(query.from)) {
-            try $0.queryValue(query, store: store)
-        }
-    }
-
-    /// The rows of an attributes query, each value under its term's key.
-    ///
-    /// ```swift
-    /// let rows = try await stack.queryAttributes(
-    ///     From<Person>().select(.attribute(\.age), .count(\.id)).groupBy(\.age))
-    /// let adults = rows.filter { $0["age", as: Int.self]! >= 18 }
-    /// ```
-    public func queryAttributes<E: Entity>(_ query: Query<E, QueryRow>) async throws -> [QueryRow] {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(query.from)) {
-            try $0.queryRows(query, store: store)
-        }
-    }
-
-    /// The object with this ID, or `nil` when it does not exist (any more).
-    public func fetchExisting<E: Entity>(_ id: EntityID<E>) async throws -> E? {
-        let store = self.store
-        return try await readers.read(entity: E.entityDescription.name, oneStore: true) {
-            try $0.fetchExisting(id, store: store)
-        }
-    }
-
-    /// The objects with these IDs, in the order given, skipping those that do not exist; read in one
-    /// query per 500 IDs. Use it to load related objects: `stack.fetchExisting(person.pets)`, or for a
-    /// whole list, `stack.fetchExisting(people.flatMap(\.pets))`.
-    public func fetchExisting<E: Entity, S: Sequence>(_ ids: S) async throws -> [E] where S.Element == EntityID<E> {
-        let store = self.store
-        let ids = Array(ids)
-        return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(From<E>())) {
-            try $0.fetchExisting(ids: ids, store: store)
-        }
-    }
-
-    /// The current stored version of an object, or `nil` when it was deleted.
-    public func fetchExisting<E: Entity>(_ object: E) async throws -> E? {
-        try await fetchExisting(object.id)
-    }
-
-    /// Runs several fetches on one consistent state of the store.
-    ///
-    /// ```swift
-    /// let (people, count) = try await stack.read { r in
-    ///     (try r.fetchAll(From<Person>()), try r.fetchCount(From<Pet>()))
-    /// }
-    /// ```
-    /// The closure runs in one read transaction: commits that land while it runs are not seen by it. It
-    /// runs on a reader's thread, inside the calling task: task-local values and `Task.isCancelled` are
-    /// the caller's, and a cancelled task interrupts the statement that is running.
-    public func read<T: Sendable>(_ body: @Sendable (ReadContext) throws -> T) async throws -> T {
-        let store = self.store
-        return try await readers.read { connection in
-            let context = ReadContext(connection: connection, store: store)
-            defer { context.isOpen = false }
-            return try body(context)
         }
     }
 
