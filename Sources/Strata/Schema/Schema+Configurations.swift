@@ -89,12 +89,10 @@ extension Schema {
     /// The same version with only the entities of one configuration and no configurations: what that
     /// configuration's store holds, and what its version lock covers.
     func restricted(to key: String) -> Schema {
-        var restricted = self
         let kept = entities.indices.filter { configurationKeys(of: entities[$0].name).contains(key) }
-        restricted = Schema(
+        return Schema(
             version: version, entities: kept.map { entities[$0] }, entityTypes: kept.map { entityTypes[$0] },
             declaredVersionLock: nil)
-        return restricted
     }
 
     /// Checks the configurations: names, entities that are part of the schema, and relationships that

@@ -87,8 +87,12 @@ extension DataStack {
                     + "configurations with Schema.configuration(_:_:) to keep them in stores of their own.")
         }
         try schema.checkStorageConfiguration(key)
-        // One store is added at a time; the name reserves its configuration, schema name and file.
-        let schemaName = try storesAdded.withLock { (count: inout Int) throws(StrataError) -> String in
+        // One store is added at a time, so that two cannot take the same configuration, file or schema name.
+        let schemaName = try isAddingStore.withLock { (isAdding: inout Bool) throws(StrataError) -> String in
+            guard !isAdding else {
+                throw StrataError(
+                    .invalidArgument, "Another store is being added to the stack; add stores one after the other.")
+            }
             let current = store
             guard !current.allStores.contains(where: { $0.configuration == key }) else {
                 throw StrataError(
@@ -98,18 +102,16 @@ extension DataStack {
                 throw StrataError(
                     .invalidArgument, "The stack's stores include the file \(location.path) already; each store needs a file of its own.")
             }
-            guard current.attached.count < StoreLayout.maximumAttached, count == 0 else {
+            guard current.attached.count < StoreLayout.maximumAttached else {
                 throw StrataError(
                     .invalidArgument,
-                    count > 0
-                        ? "Another store is being added to the stack; add stores one after the other."
-                        : "A stack holds at most \(StoreLayout.maximumAttached + 1) stores (SQLite attaches at most "
-                            + "\(StoreLayout.maximumAttached) databases to a connection).")
+                    "A stack holds at most \(StoreLayout.maximumAttached + 1) stores (SQLite attaches at most "
+                        + "\(StoreLayout.maximumAttached) databases to a connection).")
             }
-            count += 1
+            isAdding = true
             return "store\(current.allStores.count)"
         }
-        defer { storesAdded.withLock { $0 -= 1 } }
+        defer { isAddingStore.withLock { $0 = false } }
         let planned = StoreLayout.Store(location: location, configuration: key, schemaName: schemaName)
         let tag = try await Self.prepareStore(
             planned, schema: schema, history: history, options: connectionOptions,

@@ -46,7 +46,8 @@ public final class DataStack: Sendable {
     /// What opening the stack was given, for ``addStorage(_:)``.
     let history: SchemaHistory?
     let connectionOptions: Connection.Options
-    let storesAdded: Locked<Int>
+    /// Whether ``addStorage(_:)`` is adding a store now.
+    let isAddingStore: Locked<Bool>
     let logger: Logger
     let observation: ObservationCenter
 
@@ -159,7 +160,7 @@ public final class DataStack: Sendable {
         self.path = location.path
         self.stores = StoreSource(store)
         self.history = history
-        self.storesAdded = Locked(0)
+        self.isAddingStore = Locked(false)
         self.logger = configuration.logger
         self.feed = feed
         self.files = files
