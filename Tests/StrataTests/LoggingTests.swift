@@ -111,7 +111,7 @@ struct LoggingTests {
             let reader = Task { try await stack.read { _ in reading.hold() } }
             await reading.reached()
             let waitingRead = Task { try await stack.fetchCount(From<CoreOwner>()) }
-            while stack.readers.waiterCount == 0 { await Task.yield() }
+            await stack.readers.waitForWaiters()
             reading.release()
             try await reader.value
             #expect(try await waitingRead.value == 0)
@@ -120,7 +120,7 @@ struct LoggingTests {
             let writer = Task { try await stack.perform { _ in writing.hold() } }
             await writing.reached()
             let waitingWrite = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
-            while stack.writerWaiterCount == 0 { await Task.yield() }
+            await stack.writer.waitForTurnWaiters()
             writing.release()
             try await writer.value
             _ = try await waitingWrite.value

@@ -15,7 +15,7 @@ extension MetricsTracingTests {
         let holder = Task { try await stack.perform { _ in latch.hold() } }
         await latch.reached()
         let waiter = Task { try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "B" } } }
-        while stack.writerWaiterCount == 0 { await Task.yield() }
+        await stack.writer.waitForTurnWaiters()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         latch.release()
@@ -81,7 +81,7 @@ extension MetricsTracingTests {
         let unsafe = try await stack.beginUnsafe()
         try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "A" } }
         let waiter = Task { try await stack.beginUnsafe() }
-        while stack.writerWaiterCount == 0 { await Task.yield() }
+        await stack.writer.waitForTurnWaiters()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(instruments.spans("strata.unsafe_transaction").count == 1)  // the cancelled one's
@@ -124,7 +124,7 @@ extension MetricsTracingTests {
             var iterator = stack.fetchBatches(query).makeAsyncIterator()
             return try await iterator.next()?.count
         }
-        while stack.cursors.waiterCount == 0 { await Task.yield() }
+        await stack.cursors.waitForWaiters()
         while try await first.next() != nil {}
         #expect(try await second.value == 2)
         #expect(instruments.timerValues("strata_reader_wait", pool: "cursor").count == 1)
@@ -156,7 +156,7 @@ extension MetricsTracingTests {
         let inUse = try instruments.metrics.expectMeter("strata_reader_pool_in_use", instruments.pool("generation"))
         #expect(inUse.lastValue == 1)
         let second = Task { try await stack.readGeneration() }
-        while stack.generationReaders.waiterCount == 0 { await Task.yield() }
+        await stack.generationReaders.waitForWaiters()
         await generation.release()
         try await second.value.release()
         #expect(instruments.timerValues("strata_reader_wait", pool: "generation").count == 1)

@@ -80,7 +80,7 @@ struct MetricsTracingTests {
         let holder = Task { try await stack.perform { _ in latch.hold() } }
         await latch.reached()
         let waiter = Task { try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "B" } } }
-        while stack.writerWaiterCount == 0 { await Task.yield() }
+        await stack.writer.waitForTurnWaiters()
         latch.release()
         try await holder.value
         _ = try await waiter.value
@@ -99,7 +99,7 @@ struct MetricsTracingTests {
         let inUse = try instruments.metrics.expectMeter("strata_reader_pool_in_use", instruments.pool("reader"))
         #expect(inUse.lastValue == 1)
         let waiter = Task { try await stack.fetchCount(From<Person>()) }
-        while stack.readers.waiterCount == 0 { await Task.yield() }
+        await stack.readers.waitForWaiters()
         latch.release()
         try await holder.value
         #expect(try await waiter.value == 0)

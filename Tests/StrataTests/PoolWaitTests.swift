@@ -44,7 +44,7 @@ struct PoolWaitTests {
             var iterator = stack.fetchBatches(query).makeAsyncIterator()
             return try await iterator.next()
         }
-        while stack.cursors.waiterCount == 0 { await Task.yield() }
+        await stack.cursors.waitForWaiters()
         third.cancel()
         await #expect(throws: CancellationError.self) { try await third.value }
         #expect(stack.cursors.waiterCount == 0)
@@ -60,7 +60,7 @@ struct PoolWaitTests {
         let holder = Task { try await stack.read { _ in latch.hold() } }
         await latch.reached()
         let waiter = Task { try await stack.fetchCount(From<CoreOwner>()) }
-        while stack.readers.waiterCount == 0 { await Task.yield() }
+        await stack.readers.waitForWaiters()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(stack.readers.waiterCount == 0)
@@ -76,7 +76,7 @@ struct PoolWaitTests {
         let holder = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" }; latch.hold() } }
         await latch.reached()
         let waiter = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "B" } } }
-        while stack.writerWaiterCount == 0 { await Task.yield() }
+        await stack.writer.waitForTurnWaiters()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(stack.writerWaiterCount == 0)

@@ -166,7 +166,7 @@ struct ReadGenerationTests {
             defer { Task { await generation.release() } }
             return try await generation.fetchCount(From<Person>())
         }
-        while stack.generationReaders.waiterCount == 0 { await Task.yield() }
+        await stack.generationReaders.waitForWaiters()
         #expect(!first.isReleased)
         await first.release()
         await first.release()
@@ -261,10 +261,7 @@ struct ReadGenerationTests {
         let first = Task { try await generation.fetchAll(From<CorePet>()) }
         await DecodeGate.reached(gate)
         let second = Task { try await generation.fetchCount(From<CorePet>()) }
-        while generation.turn.waiterCount == 0 {
-            try Task.checkCancellation()
-            await Task.yield()
-        }
+        await generation.turn.waitForWaiters()
         second.cancel()
         await #expect(throws: CancellationError.self) { try await second.value }
         #expect(generation.turn.waiterCount == 0)

@@ -99,7 +99,7 @@ struct TaskContextTests {
         // Another task waits for an unsafe transaction instead of failing.
         let unsafe = try await stack.beginUnsafe()
         let other = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Cid" } } }
-        while stack.writerWaiterCount == 0 { await Task.yield() }
+        await stack.writer.waitForTurnWaiters()
         await unsafe.end()
         _ = try await other.value
         #expect(try await stack.fetchAll(From<CoreOwner>().orderBy(.ascending(\.name))).map(\.name) == ["Ada", "Cid"])

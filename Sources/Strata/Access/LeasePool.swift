@@ -21,6 +21,17 @@ final class LeasePool<Resource: Sendable>: Sendable {
         var waiters = WaiterQueue<Grant>()
         var nextWaiter: UInt64 = 0
         var closedError: StrataError?
+        /// Tasks waiting until this many tasks wait (see ``waitForWaiters(_:)``).
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes out the watchers whose count of waiters is reached, to be resumed outside the lock.
+        mutating func reachedWatchers() -> [CheckedContinuation<Void, Never>] {
+            guard !watchers.isEmpty else { return [] }
+            let count = waiters.count
+            let reached = watchers.filter { $0.count <= count }.map(\.continuation)
+            watchers.removeAll { $0.count <= count }
+            return reached
+        }
     }
 
     private let state: Locked<State>
@@ -57,6 +68,7 @@ final class LeasePool<Resource: Sendable>: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                var reached: [CheckedContinuation<Void, Never>] = []
                 let outcome: Result<Grant, any Error>? = state.withLock { state in
                     do {
                         if let grant = try Self.grant(&state) { return .success(grant) }
@@ -66,9 +78,11 @@ final class LeasePool<Resource: Sendable>: Sendable {
                     // Checked under the lock: a cancellation handler that ran before found nothing to remove.
                     if Task.isCancelled { return .failure(CancellationError()) }
                     state.waiters.append(id, continuation)
+                    reached = state.reachedWatchers()
                     return nil
                 }
                 if let outcome { continuation.resume(with: outcome) }
+                for watcher in reached { watcher.resume() }
             }
         } onCancel: {
             state.withLock { $0.waiters.remove(id) }?.resume(throwing: CancellationError())
@@ -112,15 +126,33 @@ final class LeasePool<Resource: Sendable>: Sendable {
     /// Closes the pool: waiting tasks and later calls throw `error`. Returns the idle resources, for the
     /// caller to dispose of; resources in use are refused by ``release(_:)`` when they come back.
     func close(_ error: StrataError) -> [Resource] {
-        let (idle, waiters) = state.withLock { state in
+        let (idle, waiters, watchers) = state.withLock { state in
             state.closedError = error
-            defer { state.idle.removeAll() }
-            return (state.idle, state.waiters.removeAll())
+            defer {
+                state.idle.removeAll()
+                state.watchers.removeAll()
+            }
+            return (state.idle, state.waiters.removeAll(), state.watchers.map(\.continuation))
         }
         for waiter in waiters { waiter.resume(throwing: error) }
+        // No task will wait any more.
+        for watcher in watchers { watcher.resume() }
         return idle
     }
 
     /// The number of tasks waiting.
     var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Returns once at least `count` tasks wait for a resource (at once if they already do): a test
+    /// waits here for a task it started to queue, instead of polling ``waiterCount``.
+    func waitForWaiters(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { state in
+                if state.waiters.count >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
 }

@@ -145,4 +145,10 @@ final class ReaderPool: Sendable {
 
     /// The number of reads waiting for a connection.
     var waiterCount: Int { leases.waiterCount }
+
+    /// Returns once at least `count` reads wait for a connection (for tests; see
+    /// ``LeasePool/waitForWaiters(_:)``).
+    func waitForWaiters(_ count: Int = 1) async {
+        await leases.waitForWaiters(count)
+    }
 }

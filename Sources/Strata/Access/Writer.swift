@@ -157,6 +157,12 @@ actor Writer {
     /// The number of transactions waiting for the turn.
     nonisolated var turnWaiterCount: Int { turn.waiterCount }
 
+    /// Returns once at least `count` transactions wait for the turn (for tests; see
+    /// ``LeasePool/waitForWaiters(_:)``).
+    nonisolated func waitForTurnWaiters(_ count: Int = 1) async {
+        await turn.waitForWaiters(count)
+    }
+
     /// Waits for the running transaction (and any queued before), then closes the connection.
     /// Transactions queued after the close throw ``StrataError/Code/stackClosed``.
     func close() async {
