@@ -25,7 +25,7 @@ extension Writer {
     func externalChangeCheck() throws -> Bool {
         var version: [Int64] = []
         for schemaName in [nil] + store.attached.map(\.builder.schemaName) {
-            guard let one = try connection.dataVersion(of: schemaName) else { return false }
+            guard let one = try connection.dataVersion(store: connection.attachedStoreIndex(schemaName)) else { return false }
             version.append(one)
         }
         defer { lastDataVersion = version }

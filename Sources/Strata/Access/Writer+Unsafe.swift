@@ -36,7 +36,7 @@ extension Writer {
         let token = nextToken
         nextToken += 1
         unsafeTransaction = UnsafeHold(
-            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved),
+            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved, routes: routes),
             span: span)
         unsafeHolder.withLock { $0 = holder }
         return token

@@ -41,6 +41,8 @@ actor Writer {
     nonisolated let recordsHistory: Bool
     /// Assigns the IDs of created objects (replaced, with the stores, by ``attach(_:store:)``).
     var ids: IDAllocator
+    /// Where the transactions' unscoped creations went last, in a stack of several stores.
+    let routes = RouteMemo()
     /// The turn: one transaction (or unsafe transaction) at a time.
     private let turn = LeasePool<Void>(idle: [()])
     var unsafeTransaction: UnsafeHold?
@@ -236,7 +238,7 @@ actor Writer {
         }
         if connection.isClosed { throw Connection.closedError }
         try begin()
-        let transaction = Transaction(connection: connection, store: store, ids: ids, preserved: preserved)
+        let transaction = Transaction(connection: connection, store: store, ids: ids, preserved: preserved, routes: routes)
         defer { transaction.isOpen = false }
         let handle = interruptHandle
         handle.arm()
@@ -294,8 +296,8 @@ actor Writer {
         do {
             // A stack of several stores locks each store at its first write (the main one at once when
             // the history, which lives there, is recorded): its counters are checked then.
-            if history != nil { try connection.lockForWriting("main") }
-            if connection.holdsWriteLock("main") { try ids.checkExternalChanges(connection, only: "main") }
+            if history != nil { try connection.lockForWriting(store: 0) }
+            if connection.holdsWriteLock(store: 0) { try ids.checkExternalChanges(connection, store: 0) }
         } catch {
             rollback()
             throw error

@@ -13,12 +13,14 @@ public class ReadContext {
     let stack: StoreContext
     var isOpen = true
     /// The store the last unscoped creation of an entity went to: a run of creations looks it up once.
-    private var lastRoute: (entity: ObjectIdentifier, store: StoreContext)?
+    /// A transaction shares the writer's, so a run of one-row transactions looks it up once too.
+    private let routes: RouteMemo
 
-    init(connection: Connection, store: StoreContext) {
+    init(connection: Connection, store: StoreContext, routes: RouteMemo = RouteMemo()) {
         self.connection = connection
         self.store = store
         self.stack = store
+        self.routes = routes
     }
 
     /// Runs `body` acting on `target`: its statements name the target's tables and the IDs it reads
@@ -38,11 +40,11 @@ public class ReadContext {
     func routed<E: Entity>(_ into: Into<E>, stayingInMain: Bool = false) throws(StrataError) -> StoreContext? {
         guard store === stack, stack.isPartitioned || into.isScoped else { return nil }
         let target: StoreContext
-        if !into.isScoped, let last = lastRoute, last.entity == ObjectIdentifier(E.self) {
+        if !into.isScoped, let last = routes.last, last.entity == ObjectIdentifier(E.self), last.stack === stack {
             target = last.store
         } else {
             target = try stack.store(for: into)
-            if !into.isScoped { lastRoute = (ObjectIdentifier(E.self), target) }
+            if !into.isScoped { routes.last = (ObjectIdentifier(E.self), stack, target) }
         }
         if target === store || (stayingInMain && target.builder.schemaName == nil) {
             try willWrite(to: target)

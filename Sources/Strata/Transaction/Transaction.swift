@@ -34,10 +34,13 @@ public final class Transaction: ReadContext {
     /// The fields whose last values a deletion keeps for the persistent history, by entity name.
     let preserved: [String: PreservedFields]
 
-    init(connection: Connection, store: StoreContext, ids: IDAllocator, preserved: [String: PreservedFields] = [:]) {
+    init(
+        connection: Connection, store: StoreContext, ids: IDAllocator, preserved: [String: PreservedFields] = [:],
+        routes: RouteMemo = RouteMemo()
+    ) {
         self.ids = ids
         self.preserved = preserved
-        super.init(connection: connection, store: store)
+        super.init(connection: connection, store: store, routes: routes)
     }
 
     /// Takes the write lock of the store a write goes to, in a stack of several stores, the first time
@@ -46,8 +49,8 @@ public final class Transaction: ReadContext {
     override func willWrite(to target: StoreContext) throws(StrataError) {
         // A run of writes to one store checks its lock once per SQLite transaction.
         if let last = lastLocked, last.store === target, last.transaction == connection.writeTransactionNumber { return }
-        let schemaName = target.builder.schemaName ?? "main"
-        if try connection.lockForWriting(schemaName) { try ids.checkExternalChanges(connection, only: schemaName) }
+        let index = try connection.attachedStoreIndex(target.builder.schemaName)
+        if try connection.lockForWriting(store: index) { try ids.checkExternalChanges(connection, store: index) }
         lastLocked = (target, connection.writeTransactionNumber)
     }
 

@@ -13,10 +13,14 @@ struct ConnectionStores {
     var attachedSchemas: [String] = []
     /// The statement that takes the snapshot of every store, once another store is attached.
     var snapshotSQL: String?
-    /// The stores whose write lock the running write transaction holds (see `Connection.beginWrite()`).
-    var writeLocked: Set<String> = []
-    /// The statement that takes each store's write lock, made once.
-    var lockStatements: [String: StatementKey] = [:]
+    /// The stores whose write lock the running write transaction holds (see `Connection.beginWrite()`),
+    /// one bit per store: bit 0 the main store, bit *n* the *n*th attached one.
+    var writeLocked: UInt64 = 0
+    /// Per store (index 0 the main one, *n* the *n*th attached), the statement that takes its write
+    /// lock and the one that reads its `PRAGMA data_version`, each made once: a write transaction runs
+    /// both, and looking them up by index costs no hashing of names or SQL.
+    var lockStatements: [StatementKey?] = [nil]
+    var dataVersionStatements: [StatementKey?] = [StatementKey("PRAGMA data_version")]
     /// Counts the write transactions begun, so that a caller can tell one from the next.
     var writeTransactionNumber = 0
     let isReadOnly: Bool
@@ -67,6 +71,8 @@ extension Connection {
     func attach(_ entry: AttachmentList.Entry) throws(StrataError) {
         try execute("ATTACH DATABASE ? AS \"\(entry.schemaName)\"", [.text(entry.path)])
         stores.attachedSchemas.append(entry.schemaName)
+        stores.lockStatements.append(nil)
+        stores.dataVersionStatements.append(nil)
         stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
             + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
         guard !stores.isReadOnly else { return }
@@ -82,38 +88,79 @@ extension Connection {
 
     /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
     /// of the connection. In a stack of several stores, `BEGIN DEFERRED`: each store's write lock is
-    /// taken when a write first goes to it (``lockForWriting(_:)``), so a transaction that writes to
+    /// taken when a write first goes to it (``lockForWriting(store:)``), so a transaction that writes to
     /// one store leaves the others alone.
     func beginWrite() throws(StrataError) {
-        stores.writeLocked.removeAll(keepingCapacity: true)
+        stores.writeLocked = 0
         stores.writeTransactionNumber &+= 1
         try run(stores.attachedSchemas.isEmpty ? .beginImmediate : .beginDeferred)
     }
 
-    /// Whether the running write transaction holds the write lock of the store attached as `schemaName`
-    /// (`"main"`: the main store); always true in a stack of one store, which `BEGIN IMMEDIATE` locked.
-    func holdsWriteLock(_ schemaName: String) -> Bool {
-        stores.attachedSchemas.isEmpty || stores.writeLocked.contains(schemaName)
+    /// The index of the store attached as `schemaName` (`"main"` or `nil`: the main store, 0; the *n*th
+    /// attached store, *n*), or `nil` when no such store is attached. A stack has at most a handful of
+    /// stores: a scan of their short names costs less than hashing one.
+    func storeIndex(_ schemaName: String?) -> Int? {
+        guard let schemaName, schemaName != "main" else { return 0 }
+        return stores.attachedSchemas.firstIndex(of: schemaName).map { $0 + 1 }
     }
 
-    /// Takes the write lock of the store attached as `schemaName` (`"main"`: the main store) in the
-    /// running write transaction, with a write statement that changes nothing; returns whether it was
-    /// taken now (false when the transaction held it already).
+    /// The index of the store attached as `schemaName` (see ``storeIndex(_:)``), or an error when none is.
+    func attachedStoreIndex(_ schemaName: String?) throws(StrataError) -> Int {
+        guard let index = storeIndex(schemaName) else {
+            throw StrataError(
+                .storeNotFound,
+                "No store is attached as \(schemaName ?? "main") on this connection; the stack's stores "
+                    + "changed meanwhile. Retry the operation.")
+        }
+        return index
+    }
+
+    /// The schema name of the store at `index` (see ``storeIndex(_:)``).
+    private func schemaName(ofStore index: Int) -> String {
+        index == 0 ? "main" : stores.attachedSchemas[index - 1]
+    }
+
+    /// Whether the running write transaction holds the write lock of the store at `index` (see
+    /// ``storeIndex(_:)``); always true in a stack of one store, which `BEGIN IMMEDIATE` locked.
+    func holdsWriteLock(store index: Int) -> Bool {
+        stores.attachedSchemas.isEmpty || stores.writeLocked & (1 << index) != 0
+    }
+
+    /// Takes the write lock of the store at `index` (see ``storeIndex(_:)``) in the running write
+    /// transaction, with a write statement that changes nothing; returns whether it was taken now (false
+    /// when the transaction held it already).
     @discardableResult
-    func lockForWriting(_ schemaName: String) throws(StrataError) -> Bool {
-        guard !holdsWriteLock(schemaName) else { return false }
+    func lockForWriting(store index: Int) throws(StrataError) -> Bool {
+        guard !holdsWriteLock(store: index) else { return false }
         let key: StatementKey
-        if let made = stores.lockStatements[schemaName] {
+        if let made = stores.lockStatements[index] {
             key = made
         } else {
-            key = StatementKey("UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0")
-            stores.lockStatements[schemaName] = key
+            key = StatementKey("UPDATE \"\(schemaName(ofStore: index))\".strata_metadata SET value = value WHERE 0")
+            stores.lockStatements[index] = key
         }
         let statement = try statement(key)
         defer { statement.reset() }
         while try statement.step() {}
-        stores.writeLocked.insert(schemaName)
+        stores.writeLocked |= 1 << index
         return true
+    }
+
+    /// `PRAGMA data_version` of the store at `index` (see ``storeIndex(_:)``; 0, the main database, by
+    /// default): it changes when another connection commits to that database, never for this
+    /// connection's own commits.
+    func dataVersion(store index: Int = 0) throws(StrataError) -> Int64? {
+        let key: StatementKey
+        if let made = stores.dataVersionStatements[index] {
+            key = made
+        } else {
+            key = StatementKey("PRAGMA \"\(schemaName(ofStore: index))\".data_version")
+            stores.dataVersionStatements[index] = key
+        }
+        let statement = try statement(key)
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
+        return version
     }
 
     /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).

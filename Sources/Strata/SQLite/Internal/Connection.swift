@@ -332,15 +332,6 @@ final class Connection {
         return ""
     }
 
-    /// `PRAGMA data_version` of the main database, or of the store attached as `schemaName`: it changes
-    /// when another connection commits to that database, never for this connection's own commits.
-    func dataVersion(of schemaName: String? = nil) throws(StrataError) -> Int64? {
-        let statement = try cachedStatement(schemaName.map { "PRAGMA \"\($0)\".data_version" } ?? "PRAGMA data_version")
-        defer { statement.reset() }
-        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
-        return version
-    }
-
     /// The number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 

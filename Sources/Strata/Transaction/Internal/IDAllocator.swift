@@ -17,9 +17,10 @@ final class IDAllocator {
     /// The entity of the last allocation and its counter's index in `next` (valid until a key is added
     /// or the counters are dropped).
     private var lastUsed: (entity: String, index: Dictionary<String, Int64>.Index)?
-    /// `PRAGMA data_version` of each store (`"main"`, or an attached store's schema name) when the
-    /// first counter of an entity it holds was loaded.
-    private var dataVersions: [String: Int64] = [:]
+    /// `PRAGMA data_version` of each store, by its index on the write connection (0 the main store, *n*
+    /// the *n*th attached one), when the first counter of an entity it holds was loaded; `nil` for a
+    /// store none was loaded from.
+    private var dataVersions: [Int64?] = []
     /// The largest ID deleted per entity in the running transaction, to be kept as its mark.
     private var deleted: [String: Int64] = [:]
     private let sql = SchemaSQL()
@@ -40,11 +41,11 @@ final class IDAllocator {
     /// unique across them, so no other connection may add one meanwhile), and drops the counters when
     /// another connection committed to one since they were loaded.
     private func lockStores(of entity: String, _ connection: Connection) throws(StrataError) {
-        for home in homes(of: entity) where try connection.lockForWriting(home ?? "main") {
-            if let recorded = dataVersions[home ?? "main"], try connection.dataVersion(of: home) != recorded {
-                next.removeAll()
-                lastUsed = nil
-                dataVersions.removeAll()
+        for home in homes(of: entity) {
+            let index = try connection.attachedStoreIndex(home)
+            guard try connection.lockForWriting(store: index) else { continue }
+            if let recorded = recordedVersion(index), try connection.dataVersion(store: index) != recorded {
+                dropCounters()
             }
         }
     }
@@ -56,17 +57,30 @@ final class IDAllocator {
 
     /// Drops the counters when another connection committed to a store since they were loaded. Call
     /// inside the write transaction, once it holds the store's write lock (no other connection can
-    /// commit to it then): at its start for the main store, and when a write is routed to an attached
-    /// store (`only` names it) for that one.
-    func checkExternalChanges(_ connection: Connection, only schemaName: String? = nil) throws(StrataError) {
-        guard !next.isEmpty else { return }
-        for (name, version) in dataVersions where schemaName == nil || name == schemaName {
-            guard try connection.dataVersion(of: name == "main" ? nil : name) != version else { continue }
-            next.removeAll()
-            lastUsed = nil
-            dataVersions.removeAll()
-            return
+    /// commit to it then): at its start for the main store, and when a write first goes to an attached
+    /// store for that one. `index` is the store's on the write connection (see
+    /// `Connection.storeIndex(_:)`).
+    func checkExternalChanges(_ connection: Connection, store index: Int) throws(StrataError) {
+        guard !next.isEmpty, let version = recordedVersion(index) else { return }
+        guard try connection.dataVersion(store: index) != version else { return }
+        dropCounters()
+    }
+
+    private func recordedVersion(_ index: Int) -> Int64? {
+        index < dataVersions.count ? dataVersions[index] : nil
+    }
+
+    private func record(_ version: Int64?, at index: Int) {
+        if index >= dataVersions.count {
+            dataVersions.append(contentsOf: repeatElement(nil, count: index + 1 - dataVersions.count))
         }
+        dataVersions[index] = version
+    }
+
+    private func dropCounters() {
+        next.removeAll()
+        lastUsed = nil
+        dataVersions.removeAll()
     }
 
     /// The ID for a new object of `entity`.
@@ -127,8 +141,9 @@ final class IDAllocator {
     /// The first free ID of `entity`: above its largest ID, its mark, and `sqlite_sequence` for a table
     /// an earlier version created with `AUTOINCREMENT`.
     private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
-        for home in homes(of: entity) where dataVersions[home ?? "main"] == nil {
-            dataVersions[home ?? "main"] = try connection.dataVersion(of: home)
+        for home in homes(of: entity) {
+            let index = try connection.attachedStoreIndex(home)
+            if recordedVersion(index) == nil { record(try connection.dataVersion(store: index), at: index) }
         }
         var largest: Int64 = 0
         for home in homes(of: entity) {
