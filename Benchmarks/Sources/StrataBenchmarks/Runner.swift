@@ -42,6 +42,10 @@ func runBenchmarks(_ options: Options) async throws {
     print("\(options.rounds) rounds; files in \(directory.path) (WAL, synchronous = NORMAL)\n")
 
     let recordWorkloads: Set<Workload> = [.a, .b, .c, .d, .d2, .e, .j]
+    // ob and od run o's chosen stacks side by side.
+    let storesInterleave = StoresInterleave(
+        environment: environment,
+        layouts: StrataStoresBench.Layout.allCases.filter { options.contenders.contains(StrataStoresBench.contender(of: $0)) })
     let everyContestant: [any Contestant] = [
         RawBench(environment: environment),
         // Not n: GRDB's ValueObservation never sees another process's commits. Not o: Strata's stacks only.
@@ -53,7 +57,9 @@ func runBenchmarks(_ options: Options) async throws {
             contender: .grdbCodable, environment: environment, workloads: recordWorkloads),
         StrataBench(environment: environment),
         StrataBench(environment: environment, history: true),
-    ] + StrataStoresBench.Layout.allCases.map { StrataStoresBench(environment: environment, layout: $0) }
+    ] + StrataStoresBench.Layout.allCases.map { layout in
+        StrataStoresBench(environment: environment, layout: layout, interleave: storesInterleave)
+    }
     // Only those that run one of the chosen workloads are set up.
     let contestants = everyContestant.filter { contestant in
         options.contenders.contains(contestant.contender) && options.workloads.contains(where: contestant.runs)
