@@ -471,6 +471,50 @@ struct SeveralStoresLifecycleTests {
     }
 }
 
+extension SeveralStoresLifecycleTests {
+    @Test("addStorage migrates the added store along the stack's history and reports the migration's progress")
+    func addStorageMigrates() async throws {
+        let directory = try TemporaryDirectory()
+        let cache = directory.path("cache.sqlite")
+        let v1 = Schema("V1", StoreNote.self, StoreCacheV1.Thumbnail.self).configuration("Cache", StoreCacheV1.Thumbnail.self)
+        let v2 = Schema("V2", StoreNote.self, StoreThumbnail.self).configuration("Cache", StoreThumbnail.self)
+        do {
+            let old = try await DataStack(
+                v1, storages: [SQLiteStore(path: directory.path("old.sqlite")), SQLiteStore(path: cache).configuration("Cache")])
+            try await old.perform { tx in
+                for index in 0..<3 { try tx.create(Into<StoreCacheV1.Thumbnail>()) { $0.url = "\(index).png" } }
+            }
+            await old.close()
+        }
+        let history = SchemaHistory(v1, v2, steps: [MigrationStep(from: "V1", to: "V2", .fill("Thumbnail", "bytes", with: 7))])
+        let stack = try await DataStack(history, storages: [SQLiteStore(path: directory.path("main.sqlite"))])
+        let progress = MigrationProgress()
+        let collector = Task {
+            var events: [MigrationProgress.Event] = []
+            for await event in progress { events.append(event) }
+            return events
+        }
+        try await stack.addStorage(SQLiteStore(path: cache).configuration("Cache"), progress: progress)
+        let events = await collector.value  // ends: addStorage finished the sequence
+        #expect(!events.isEmpty)
+        #expect(events.allSatisfy { $0.source == "V1" && $0.destination == "V2" })
+        let last = try #require(events.last)
+        #expect(last.overallCompletedRows == last.overallTotalRows)
+        #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.bytes) == [7, 7, 7])
+        #expect(try storeValue(cache, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V2")
+        await stack.close()
+        // A store at the current version migrates nothing: its progress finishes without an event.
+        let again = try await DataStack(history, storages: [SQLiteStore(path: directory.path("main.sqlite"))])
+        let idle = MigrationProgress()
+        try await again.addStorage(SQLiteStore(path: cache).configuration("Cache"), progress: idle)
+        var count = 0
+        for await _ in idle { count += 1 }
+        #expect(count == 0)
+        #expect(try await again.fetchCount(From<StoreThumbnail>()) == 3)
+        await again.close()
+    }
+}
+
 @Entity(name: "StoresRecord")
 struct ProbeStoresRecord {
     var step: Int = 0

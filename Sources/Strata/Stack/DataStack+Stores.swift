@@ -74,10 +74,13 @@ extension DataStack {
     /// the writer attaches it, and every read that starts afterwards sees it, publishers' next fetches
     /// included; reads under way and held ``ReadGeneration``s keep the stores they started with.
     ///
+    /// - Parameter progress: Receives the added store's migration's progress, as at opening (see
+    ///   ``MigrationProgress``); it finishes when `addStorage` returns or throws.
     /// - Throws: ``StrataError/Code/invalidArgument`` when the schema declares no configurations, the
     ///   configuration is not declared or already has a store, the file is one of the stack's, or the
     ///   stack holds 11 stores already; the errors of opening a store. The stack is unchanged then.
-    public func addStorage(_ storage: some Storage) async throws {
+    public func addStorage(_ storage: some Storage, progress: MigrationProgress? = nil) async throws {
+        defer { progress?.finish() }
         let location = try storage.location()
         let key = location.configuration ?? ""
         guard schema.hasConfigurations else {
@@ -115,7 +118,7 @@ extension DataStack {
         let planned = StoreLayout.Store(location: location, configuration: key, schemaName: schemaName)
         let tag = try await Self.prepareStore(
             planned, schema: schema, history: history, options: connectionOptions,
-            logger: logger, progress: nil)
+            logger: logger, progress: progress)
         let current = store
         if let same = current.allStores.first(where: { $0.tag == tag }) {
             throw StrataError(
