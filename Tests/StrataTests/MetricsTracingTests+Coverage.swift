@@ -175,17 +175,18 @@ extension MetricsTracingTests {
         }
         for await _ in started { break }
         #expect(try active() == 1)
-        let changes = Task {
-            for await _ in stack.changes() {}
-        }
-        // The gauge moves right after the count (outside the center's lock): wait for it to get there.
-        while try active() != 2 { await Task.yield() }
+        // A change stream counts from the call that makes it; the gauge moves with the count.
+        let stream = stack.changes()
+        #expect(try active() == 2)
         #expect(stack.activeObservations == 2)
+        let changes = Task {
+            for await _ in stream {}
+        }
         consumer.cancel()
         _ = await consumer.result
         changes.cancel()
         await changes.value
-        while try active() != 0 { await Task.yield() }
+        #expect(try active() == 0)
         #expect(stack.activeObservations == 0)
     }
 }

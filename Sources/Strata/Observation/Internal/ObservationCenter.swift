@@ -94,23 +94,22 @@ final class ObservationCenter: Sendable {
                 state.listener = feed.addListener { [weak self] changes in self?.dispatch(changes) }
             }
             startMonitorIfNeeded(&state)
+            // Under the lock, so that the gauge moves with the count: whoever sees one sees the other.
+            metrics?.activeObservations.increment()
             return id
         }
-        // Increments and decrements commute, so the gauge needs no lock to end on the right count.
-        metrics?.activeObservations.increment()
         return id
     }
 
     /// Removes an observer; the last one stops listening to the feed, and the monitor when no stream
     /// needs it either.
     func unregister(_ id: UInt64) {
-        let (removed, listener, monitor): (Bool, UInt64?, ExternalChangeMonitor?) = state.withLock { state in
-            let removed = state.observers.removeValue(forKey: id) != nil
-            guard state.observers.isEmpty else { return (removed, nil, nil) }
+        let (listener, monitor): (UInt64?, ExternalChangeMonitor?) = state.withLock { state in
+            if state.observers.removeValue(forKey: id) != nil { metrics?.activeObservations.decrement() }
+            guard state.observers.isEmpty else { return (nil, nil) }
             defer { state.listener = nil }
-            return (removed, state.listener, takeMonitorIfUnneeded(&state))
+            return (state.listener, takeMonitorIfUnneeded(&state))
         }
-        if removed { metrics?.activeObservations.decrement() }
         if let listener { feed.removeListener(listener) }
         monitor?.stop()
     }
@@ -121,17 +120,17 @@ final class ObservationCenter: Sendable {
         state.withLock { state in
             state.streamCount += 1
             startMonitorIfNeeded(&state)
+            metrics?.activeObservations.increment()
         }
-        metrics?.activeObservations.increment()
         return feed.subscribe { [weak self] in self?.streamEnded() }
     }
 
     private func streamEnded() {
         let monitor = state.withLock { state in
             state.streamCount -= 1
+            metrics?.activeObservations.decrement()
             return takeMonitorIfUnneeded(&state)
         }
-        metrics?.activeObservations.decrement()
         monitor?.stop()
     }
 
