@@ -1,8 +1,15 @@
 public import Hummingbird
 import Logging
+import Tracing
 
 /// Turns every error a route throws (and Hummingbird's own, such as an unknown route) into the
 /// API's JSON error body, and logs what the client is not told.
+///
+/// A server error (5xx) also marks the request's span as failed, with the error recorded: the
+/// `TracingMiddleware` outside sees only the JSON response this middleware returns, and marks a span
+/// failed only for an error thrown through it. The span is found through the tracer's
+/// `activeSpan(identifiedBy:)`, which swift-otel's and swift-distributed-tracing's in-memory tracers
+/// implement (a tracer that does not leaves its spans unmarked).
 public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
 
@@ -23,6 +30,12 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             if apiError.isServerError {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                if let current = InstrumentationContext.current,
+                    let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: current)
+                {
+                    span.recordError(error)
+                    span.setStatus(SpanStatus(code: .error))
+                }
             } else {
                 context.logger.debug("request refused", metadata: ["error": "\(apiError)"])
             }

@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Board
+import Hummingbird
+import HummingbirdTesting
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -36,5 +38,34 @@ struct TracingTests {
             let pair = try #require(pairs.first, "no strata.transaction span under a /cards request span")
             #expect(pair.transaction.traceID == pair.request.traceID)
         }
+    }
+
+    struct Surprise: Error {}
+
+    @Test func aServerErrorMarksTheRequestSpanFailedAndAClientErrorDoesNot() async throws {
+        let tracer = processTracer
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: TracingMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.get("boom") { _, _ -> String in throw Surprise() }
+        router.get("gone") { _, _ -> String in throw HTTPError(.notFound) }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/boom", method: .get) { response in
+                #expect(response.status == .internalServerError)
+            }
+            try await client.execute(uri: "/gone", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+        // A request span ends once its response is written: look among the active spans too.
+        let spans = tracer.finishedSpans.map { ($0.operationName, $0.status?.code, $0.errors.count) }
+            + tracer.activeSpans.map { ($0.operationName, $0.status?.code, $0.errors.count) }
+        let boom = try #require(spans.first { $0.0 == "/boom" })
+        #expect(boom.1 == .error)
+        #expect(boom.2 == 1)
+        let gone = try #require(spans.first { $0.0 == "/gone" })
+        #expect(gone.1 == nil)
+        #expect(gone.2 == 0)
     }
 }
