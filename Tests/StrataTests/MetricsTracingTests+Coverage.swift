@@ -74,6 +74,23 @@ extension MetricsTracingTests {
         expectNoSecret(instruments)
     }
 
+    @Test("a transaction refused because its task holds the unsafe transaction counts as refused")
+    func refusedTransactionCounts() async throws {
+        let instruments = Instruments()
+        let stack = try await instruments.stack()
+        let unsafe = try await stack.beginUnsafe()
+        await expectStrataError(.reentrantTransaction) {
+            try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "A" } }
+        }
+        await expectStrataError(.reentrantTransaction) { _ = try await stack.beginUnsafe() }
+        await unsafe.end()
+        #expect(try instruments.transactions("refused") == 2)
+        #expect(try instruments.transactions("cancelled") == 0)
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "B" } }
+        #expect(try instruments.transactions("committed") == 1)
+        #expect(try instruments.transactions("refused") == 2)
+    }
+
     @Test("an unsafe transaction from beginUnsafe ends its span when it ends, and a cancelled begin counts")
     func beginUnsafeSpan() async throws {
         let instruments = Instruments()

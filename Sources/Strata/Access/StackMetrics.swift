@@ -16,6 +16,9 @@ final class StackMetrics: Sendable {
     /// Transactions (and unsafe transactions) whose task was cancelled before they began: before or
     /// while they waited for the writer's turn (`outcome`: `cancelled`).
     let cancelled: Counter
+    /// Transactions (and unsafe transactions) refused before they began because their task holds the
+    /// stack's unsafe transaction, which they would wait for forever (`outcome`: `refused`).
+    let refused: Counter
     /// How long a commit took (saving ID marks, recording history, `COMMIT`).
     let commitDuration: Timer
     /// Waits for the writer's turn that suspended.
@@ -63,6 +66,7 @@ final class StackMetrics: Sendable {
         rolledBack = outcome("rolled_back")
         failed = outcome("failed")
         cancelled = outcome("cancelled")
+        refused = outcome("refused")
         commitDuration = Timer(label: "strata_commit_duration", dimensions: dimensions, factory: factory)
         writerWait = Timer(label: "strata_writer_wait", dimensions: dimensions, factory: factory)
         observationFetches = Counter(

@@ -15,7 +15,7 @@ extension Writer {
     nonisolated func beginUnsafe() async throws -> (token: UInt64, span: (any Span)?) {
         let span = tracer?.start("strata.unsafe_transaction")
         do {
-            try await countingCancellation {
+            try await countingNotBegun {
                 try Task.checkCancellation()
                 try checkNotHoldingUnsafe()
                 try await takeTurn()

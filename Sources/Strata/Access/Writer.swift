@@ -197,7 +197,7 @@ actor Writer {
     private nonisolated func perform<T: Sendable>(
         _ body: @Sendable (Transaction) throws -> T, span: (any Span)?
     ) async throws -> T {
-        try await countingCancellation {
+        try await countingNotBegun {
             try Task.checkCancellation()
             try checkNotHoldingUnsafe()
             try await takeTurn()
@@ -205,15 +205,20 @@ actor Writer {
         return try await runTransactionInTurn(body, span: span)
     }
 
-    /// Runs `wait` (the steps before a transaction begins), counting a transaction whose task was
-    /// cancelled then with the outcome `cancelled`: it never began, so it was neither committed nor
-    /// rolled back, but its caller asked for it.
-    nonisolated func countingCancellation(_ wait: () async throws -> Void) async throws {
+    /// Runs `wait` (the steps before a transaction begins), counting a transaction that never began:
+    /// with the outcome `cancelled` when its task was cancelled then, `refused` when its task holds the
+    /// stack's unsafe transaction (``checkNotHoldingUnsafe()``). Neither was committed nor rolled back,
+    /// but its caller asked for it.
+    nonisolated func countingNotBegun(_ wait: () async throws -> Void) async throws {
         guard let metrics else { return try await wait() }
         do {
             try await wait()
-        } catch let error as CancellationError {
-            metrics.cancelled.increment()
+        } catch {
+            if error is CancellationError {
+                metrics.cancelled.increment()
+            } else if let strata = error as? StrataError, strata.code == .reentrantTransaction {
+                metrics.refused.increment()
+            }
             throw error
         }
     }
