@@ -132,14 +132,9 @@ extension Connection {
     @discardableResult
     func lockForWriting(store index: Int) throws(StrataError) -> Bool {
         guard !holdsWriteLock(store: index) else { return false }
-        let key: StatementKey
-        if let made = stores.lockStatements[index] {
-            key = made
-        } else {
-            key = StatementKey("UPDATE \"\(schemaName(ofStore: index))\".strata_metadata SET value = value WHERE 0")
-            stores.lockStatements[index] = key
+        let statement = try perStoreStatement(\.lockStatements, store: index) { schemaName in
+            "UPDATE \"\(schemaName)\".strata_metadata SET value = value WHERE 0"
         }
-        let statement = try statement(key)
         defer { statement.reset() }
         while try statement.step() {}
         stores.writeLocked |= 1 << index
@@ -150,17 +145,23 @@ extension Connection {
     /// default): it changes when another connection commits to that database, never for this
     /// connection's own commits.
     func dataVersion(store index: Int = 0) throws(StrataError) -> Int64? {
-        let key: StatementKey
-        if let made = stores.dataVersionStatements[index] {
-            key = made
-        } else {
-            key = StatementKey("PRAGMA \"\(schemaName(ofStore: index))\".data_version")
-            stores.dataVersionStatements[index] = key
+        let statement = try perStoreStatement(\.dataVersionStatements, store: index) { schemaName in
+            "PRAGMA \"\(schemaName)\".data_version"
         }
-        let statement = try statement(key)
         defer { statement.reset() }
         guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
         return version
+    }
+
+    /// The statement of the store at `index` in one of the per-store lists, made from `sql` (given the
+    /// store's schema name) the first time.
+    private func perStoreStatement(
+        _ list: WritableKeyPath<ConnectionStores, [StatementKey?]>, store index: Int, _ sql: (String) -> String
+    ) throws(StrataError) -> Statement {
+        if let key = stores[keyPath: list][index] { return try statement(key) }
+        let key = StatementKey(sql(schemaName(ofStore: index)))
+        stores[keyPath: list][index] = key
+        return try statement(key)
     }
 
     /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
