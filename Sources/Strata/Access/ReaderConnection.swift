@@ -174,10 +174,12 @@ actor ReaderConnection {
         }.get()
     }
 
-    /// Finalizes the cursor's statement, ends its read transaction and gives the connection back to
-    /// `pool` (or discards it).
-    func closeCursor(returningTo pool: ReaderPool) {
+    /// Finalizes the cursor's statement, ends its read transaction, ends the iteration's span (with
+    /// `error`, if any) and gives the connection back to `pool` (or discards it). The span ends before
+    /// the connection is back, so whoever gets the connection next finds the span ended.
+    func closeCursor(returningTo pool: ReaderPool, ending span: (any Span)? = nil, error: (any Error)? = nil) {
         endTransaction()
+        if let span { StackTracer.finish(span, error: error) }
         returnClean(to: pool)
     }
 

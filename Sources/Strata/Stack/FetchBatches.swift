@@ -121,11 +121,15 @@ final class BatchCursor<E: Entity>: Sendable {
             }
             return (state.reader, Self.finishing(state))
         }
-        await reader?.closeCursor(returningTo: cursors)
-        if let span { StackTracer.finish(span, error: error) }
+        if let reader {
+            await reader.closeCursor(returningTo: cursors, ending: span, error: error)
+        } else if let span {
+            StackTracer.finish(span, error: error)
+        }
     }
 
-    /// The iteration's span, if it has one, with its figures set (end it once the connection is back).
+    /// The iteration's span, if it has one, with its figures set (ended with the cursor, before the
+    /// connection goes back to the pool).
     private static func finishing(_ state: State) -> (any Span)? {
         guard let span = state.span else { return nil }
         span.setStrataAttributes(statements: state.statements, entities: [])
@@ -140,9 +144,6 @@ final class BatchCursor<E: Entity>: Sendable {
             return
         }
         let cursors = self.cursors
-        Task {
-            await reader.closeCursor(returningTo: cursors)
-            span?.end()
-        }
+        Task { await reader.closeCursor(returningTo: cursors, ending: span) }
     }
 }
