@@ -74,8 +74,10 @@ extension DataStack {
     /// the writer attaches it, and every read that starts afterwards sees it, publishers' next fetches
     /// included; reads under way and held ``ReadGeneration``s keep the stores they started with.
     ///
-    /// - Parameter progress: Receives the added store's migration's progress, as at opening (see
-    ///   ``MigrationProgress``); it finishes when `addStorage` returns or throws.
+    /// - Parameters:
+    ///   - storage: The store, named for its configuration (`.configuration("Archive")`).
+    ///   - progress: Receives the added store's migration's progress, as at opening (see
+    ///     ``MigrationProgress``); it finishes when `addStorage` returns or throws.
     /// - Throws: ``StrataError/Code/invalidArgument`` when the schema declares no configurations, the
     ///   configuration is not declared or already has a store, the file is one of the stack's, or the
     ///   stack holds 11 stores already; the errors of opening a store. The stack is unchanged then.
