@@ -405,6 +405,12 @@ struct SeveralStoresLifecycleTests {
         #expect(try await notes.next()?.items.map(\.title) == ["m"])
         try await stack.addStorage(SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"))
         try await stack.addStorage(SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"))
+        // The writer remembers where Note's unscoped creations went, for the stack as it was: with "Shared"
+        // added, Note lives in two stores, and an unscoped creation must name one.
+        let several = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<StoreNote>()) { $0.title = "where?" } }
+        }
+        #expect(several?.code == .invalidArgument)
         try await stack.perform { tx in
             try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" }
             try tx.create(Into<StoreNote>("Shared")) { $0.title = "s"; $0.rank = 2 }
