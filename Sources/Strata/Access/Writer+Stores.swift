@@ -24,8 +24,8 @@ extension Writer {
     /// In a stack of several stores, every store's version counts.
     func externalChangeCheck() throws -> Bool {
         var version: [Int64] = []
-        for schemaName in [nil] + store.attached.map(\.builder.schemaName) {
-            guard let one = try connection.dataVersion(store: connection.attachedStoreIndex(schemaName)) else { return false }
+        for index in 0..<connection.storeCount {
+            guard let one = try connection.dataVersion(store: index) else { return false }
             version.append(one)
         }
         defer { lastDataVersion = version }

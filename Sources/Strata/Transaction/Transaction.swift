@@ -49,7 +49,7 @@ public final class Transaction: ReadContext {
     override func willWrite(to target: StoreContext) throws(StrataError) {
         // A run of writes to one store checks its lock once per SQLite transaction.
         if let last = lastLocked, last.store === target, last.transaction == connection.writeTransactionNumber { return }
-        let index = try connection.attachedStoreIndex(target.builder.schemaName)
+        let index = try connection.storeIndex(target.builder.schemaName)
         if try connection.lockForWriting(store: index) { try ids.checkExternalChanges(connection, store: index) }
         lastLocked = (target, connection.writeTransactionNumber)
     }

@@ -97,23 +97,23 @@ extension Connection {
     }
 
     /// The index of the store attached as `schemaName` (`"main"` or `nil`: the main store, 0; the *n*th
-    /// attached store, *n*), or `nil` when no such store is attached. A stack has at most a handful of
-    /// stores: a scan of their short names costs less than hashing one.
-    func storeIndex(_ schemaName: String?) -> Int? {
+    /// attached store, *n*). A stack has at most a handful of stores: a scan of their short names costs
+    /// less than hashing one.
+    ///
+    /// - Throws: ``StrataError/Code/storeNotFound`` when no store is attached as `schemaName`.
+    func storeIndex(_ schemaName: String?) throws(StrataError) -> Int {
         guard let schemaName, schemaName != "main" else { return 0 }
-        return stores.attachedSchemas.firstIndex(of: schemaName).map { $0 + 1 }
-    }
-
-    /// The index of the store attached as `schemaName` (see ``storeIndex(_:)``), or an error when none is.
-    func attachedStoreIndex(_ schemaName: String?) throws(StrataError) -> Int {
-        guard let index = storeIndex(schemaName) else {
+        guard let index = stores.attachedSchemas.firstIndex(of: schemaName) else {
             throw StrataError(
                 .storeNotFound,
-                "No store is attached as \(schemaName ?? "main") on this connection; the stack's stores "
-                    + "changed meanwhile. Retry the operation.")
+                "No store is attached as \(schemaName) on this connection; the stack's stores changed "
+                    + "meanwhile. Retry the operation.")
         }
-        return index
+        return index + 1
     }
+
+    /// The number of stores this connection reads: the main one and those attached so far.
+    var storeCount: Int { stores.attachedSchemas.count + 1 }
 
     /// The schema name of the store at `index` (see ``storeIndex(_:)``).
     private func schemaName(ofStore index: Int) -> String {

@@ -42,7 +42,7 @@ final class IDAllocator {
     /// another connection committed to one since they were loaded.
     private func lockStores(of entity: String, _ connection: Connection) throws(StrataError) {
         for home in homes(of: entity) {
-            let index = try connection.attachedStoreIndex(home)
+            let index = try connection.storeIndex(home)
             guard try connection.lockForWriting(store: index) else { continue }
             if let recorded = recordedVersion(index), try connection.dataVersion(store: index) != recorded {
                 dropCounters()
@@ -142,7 +142,7 @@ final class IDAllocator {
     /// an earlier version created with `AUTOINCREMENT`.
     private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
         for home in homes(of: entity) {
-            let index = try connection.attachedStoreIndex(home)
+            let index = try connection.storeIndex(home)
             if recordedVersion(index) == nil { record(try connection.dataVersion(store: index), at: index) }
         }
         var largest: Int64 = 0
