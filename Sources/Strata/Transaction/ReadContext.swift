@@ -13,10 +13,11 @@ public class ReadContext {
     let stack: StoreContext
     var isOpen = true
     /// The store the last unscoped creation of an entity went to: a run of creations looks it up once.
-    /// A transaction shares the writer's, so a run of one-row transactions looks it up once too.
-    private let routes: RouteMemo
+    /// A transaction shares the writer's, so a run of one-row transactions looks it up once too; a read
+    /// context, which creates nothing, has none.
+    private let routes: RouteMemo?
 
-    init(connection: Connection, store: StoreContext, routes: RouteMemo = RouteMemo()) {
+    init(connection: Connection, store: StoreContext, routes: RouteMemo? = nil) {
         self.connection = connection
         self.store = store
         self.stack = store
@@ -40,11 +41,11 @@ public class ReadContext {
     func routed<E: Entity>(_ into: Into<E>, stayingInMain: Bool = false) throws(StrataError) -> StoreContext? {
         guard store === stack, stack.isPartitioned || into.isScoped else { return nil }
         let target: StoreContext
-        if !into.isScoped, let last = routes.last, last.entity == ObjectIdentifier(E.self), last.stack === stack {
+        if !into.isScoped, let last = routes?.last, last.entity == ObjectIdentifier(E.self), last.stack === stack {
             target = last.store
         } else {
             target = try stack.store(for: into)
-            if !into.isScoped { routes.last = (ObjectIdentifier(E.self), stack, target) }
+            if !into.isScoped { routes?.last = (ObjectIdentifier(E.self), stack, target) }
         }
         if target === store || (stayingInMain && target.builder.schemaName == nil) {
             try willWrite(to: target)
