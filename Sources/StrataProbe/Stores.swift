@@ -16,12 +16,16 @@ let storesProbeSchema = Schema("S1", StoresRecord.self)
 
 /// The stack of the probe's two stores in `directory`.
 func storesProbeStack(_ directory: String) async throws -> DataStack {
-    try await DataStack(
+    // With the persistent history on: each store records its own changes in its own file.
+    var configuration = DataStack.Configuration()
+    configuration.history = HistoryOptions(contextName: "probe")
+    return try await DataStack(
         storesProbeSchema,
         storages: [
             SQLiteStore(path: directory + "/main.sqlite"),
             SQLiteStore(path: directory + "/other.sqlite").configuration("Other"),
-        ])
+        ],
+        configuration: configuration)
 }
 
 /// `strata-probe stores <directory> <count>`: commits `count` transactions, each creating two records

@@ -173,13 +173,21 @@ struct HistoryTests {
         #expect(try storeValue(stack.path, "SELECT count(*) FROM strata_history_value") == "0")
     }
 
-    @Test("tokens are Codable as bare numbers")
+    @Test("tokens of one store are Codable as bare numbers, tokens of several as objects keyed by configuration")
     func tokenCoding() throws {
         let token = HistoryToken(rawValue: 42)
         let data = try JSONEncoder().encode(token)
         #expect(String(decoding: data, as: UTF8.self) == "42")
         #expect(try JSONDecoder().decode(HistoryToken.self, from: data) == token)
-        #expect(HistoryToken(rawValue: 1) < token)
+        #expect(token[nil] == 42 && token["Cache"] == nil)
+        let several = HistoryToken(positions: ["": 3, "Cache": 5])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let severalData = try encoder.encode(several)
+        #expect(String(decoding: severalData, as: UTF8.self) == #"{"":3,"Cache":5}"#)
+        #expect(try JSONDecoder().decode(HistoryToken.self, from: severalData) == several)
+        #expect(several.rawValue == 8 && several["Cache"] == 5)
+        #expect(several.description == "HistoryToken(default: 3, Cache: 5)")
     }
 
     @Test("a store without history throws historyUnavailable; a store with history is recorded by every stack")

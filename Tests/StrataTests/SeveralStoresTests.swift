@@ -538,10 +538,13 @@ struct SeveralStoresKillTests {
         let steps = try #require(Int(try storeValue(path, "SELECT count(DISTINCT step) FROM StoresRecord") ?? ""))
         #expect(rows == steps * 2)
         if steps > 0 { #expect(try storeValue(path, "SELECT max(step) FROM StoresRecord") == "\(steps - 1)") }
+        // The store's history is in the same file and commits with it: one recorded transaction per
+        // transaction the store holds, never one more or one less.
+        #expect(try storeValue(path, "SELECT count(*) FROM strata_history") == "\(steps)")
         return steps
     }
 
-    @Test("each store keeps every transaction whole; the main store may hold one more than the other", arguments: [40, 150, 400])
+    @Test("each store keeps every transaction whole with its history; the main store may hold one more than the other", arguments: [40, 150, 400])
     func killedDuringCommits(after commits: Int) async throws {
         let directory = try TemporaryDirectory()
         let killed = try await runProbe(["stores", directory.url.path, "100000"]) { line in line == "committed \(commits)" }
@@ -567,6 +570,9 @@ struct SeveralStoresKillTests {
         let ids = try await stack.fetchIDs(From<ProbeStoresRecord>())
         #expect(Set(ids.map(\.rawValue)).count == ids.count)
         #expect(ids.count == (main + other) * 2 + 2)
+        // The reopened stack records the history the files keep, each store in its own.
+        let token = try #require(try await stack.currentHistoryToken())
+        #expect(token[nil] == Int64(main + 1) && token["Other"] == Int64(other + 1))
         await stack.close()
     }
 }

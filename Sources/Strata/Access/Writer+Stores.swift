@@ -15,6 +15,14 @@ extension Writer {
         if connection.isClosed { throw Connection.closedError }
         try connection.attach(entry)
         self.store = store
+        // The added store's history: kept when this stack records one, followed when another stack
+        // turned it on for that file.
+        if history != nil, let added = store.allStores.last {
+            try history?.add(added, connection: connection)
+        } else if history == nil, let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) {
+            history = recorder
+            historyKept.withLock { $0 = true }
+        }
         ids = IDAllocator(homes: store.idHomes)
         lastDataVersion = nil
     }
@@ -23,23 +31,30 @@ extension Writer {
     /// connection's `PRAGMA data_version` changes exactly then, never for its own commits.
     /// In a stack of several stores, every store's version counts.
     func externalChangeCheck() throws -> Bool {
+        try !changedStores().isEmpty
+    }
+
+    /// The indices of the stores another connection committed to since the last check (see
+    /// ``externalChangeCheck()``).
+    private func changedStores() throws -> [Int] {
         var version: [Int64] = []
         for index in 0..<connection.storeCount {
-            guard let one = try connection.dataVersion(store: index) else { return false }
+            guard let one = try connection.dataVersion(store: index) else { return [] }
             version.append(one)
         }
         defer { lastDataVersion = version }
-        guard let lastDataVersion else { return false }
-        return version != lastDataVersion
+        guard let lastDataVersion else { return [] }
+        return version.indices.filter { $0 >= lastDataVersion.count || version[$0] != lastDataVersion[$0] }
     }
 
     /// What other connections committed since the last check, or `nil` when they committed nothing: the
     /// exact changes read from the persistent history when the store keeps one, an external change set
     /// (anything may have changed) otherwise.
     func externalChanges() throws -> ChangeSet? {
-        guard try externalChangeCheck() else { return nil }
-        // A commit that recorded no history (a purge, or a connection that is not Strata's): anything may
-        // have changed.
-        return try history?.scanOthers(on: connection) ?? .unknownExternal
+        let changed = try changedStores()
+        guard !changed.isEmpty else { return nil }
+        // A commit that recorded no history (a purge, or a connection that is not Strata's), or one to a
+        // store that keeps none: anything may have changed.
+        return try history?.scanOthers(changedStores: changed, on: connection) ?? .unknownExternal
     }
 }

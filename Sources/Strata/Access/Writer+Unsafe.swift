@@ -36,7 +36,9 @@ extension Writer {
         let token = nextToken
         nextToken += 1
         unsafeTransaction = UnsafeHold(
-            token: token, transaction: Transaction(connection: connection, store: store, ids: ids, preserved: preserved, routes: routes),
+            token: token, transaction: Transaction(
+                connection: connection, store: store, ids: ids, preserved: preserved, routes: routes,
+                splitsChanges: history?.isPerStore ?? false),
             span: span)
         unsafeHolder.withLock { $0 = holder }
         return token
@@ -70,6 +72,7 @@ extension Writer {
     /// while the uncommitted work before it stays.
     private func runSavepoint<T>(_ transaction: Transaction, _ body: (Transaction) throws -> T) throws -> T {
         let changesBefore = transaction.changes
+        let storeChangesBefore = transaction.storeChanges
         try connection.execute("SAVEPOINT strata_block")
         let statementsBefore = connection.statementCount
         do {
@@ -82,6 +85,7 @@ extension Writer {
             let reported = Self.cancellationOrError(error)
             noteBlock(statements: connection.statementCount &- statementsBefore, changes: nil, error: reported)
             transaction.changes = changesBefore
+            transaction.storeChanges = storeChangesBefore
             connection.resetActiveStatements()
             if connection.isInTransaction {
                 try? connection.execute("ROLLBACK TO strata_block")
@@ -106,7 +110,7 @@ extension Writer {
         if connection.isInTransaction {
             do {
                 connection.resetActiveStatements()
-                try commit(changes)
+                try commit(transaction)
                 metrics?.committed.increment()
                 if unsafeTransaction?.span != nil { unsafeTransaction?.commits += 1 }
             } catch {
@@ -116,18 +120,18 @@ extension Writer {
                     span.setStatus(SpanStatus(code: .error))
                 }
                 rollback()
-                transaction.changes = ChangeSet()
+                transaction.clearChanges()
                 throw error
             }
         }
-        transaction.changes = ChangeSet()
+        transaction.clearChanges()
         return changes
     }
 
     func rollbackUnsafe(_ token: UInt64) throws {
         let transaction = try unsafe(token)
         rollback()
-        transaction.changes = ChangeSet()
+        transaction.clearChanges()
     }
 
     func endUnsafe(_ token: UInt64) {

@@ -37,8 +37,10 @@ actor Writer {
     var lastDataVersion: [Int64]?
     /// Records every commit in the persistent history, when the store keeps one.
     var history: HistoryRecorder?
-    /// Whether the store keeps a persistent history (this stack turned it on, or another one did).
-    nonisolated let recordsHistory: Bool
+    /// Whether some store of the stack keeps a persistent history (this stack turned it on, or another
+    /// one did); a store added later may turn it on.
+    nonisolated var recordsHistory: Bool { historyKept.withLock { $0 } }
+    nonisolated let historyKept: Locked<Bool>
     /// Assigns the IDs of created objects (replaced, with the stores, by ``attach(_:store:)``).
     var ids: IDAllocator
     /// Where the transactions' unscoped creations went last, in a stack of several stores.
@@ -87,8 +89,7 @@ actor Writer {
                 try SchemaSetup.prepare(connection, schema: storeSchema)
                 // A store whose history another stack turned on keeps recording it: a commit without
                 // its history would be lost to every consumer of the history.
-                let kept = try history != nil || HistoryStore.exists(connection)
-                let recorder = kept ? try HistoryRecorder(options: history, schema: schema, connection: connection) : nil
+                let recorder = try HistoryRecorder(options: history, store: store, connection: connection)
                 return (connection, recorder)
             } catch {
                 connection.close()
@@ -116,7 +117,7 @@ actor Writer {
         self.metrics = metrics
         self.tracer = tracer
         self.history = history
-        self.recordsHistory = history != nil
+        self.historyKept = Locked(history != nil)
         self.executor = executor
         self.interruptHandle = connection.interruptHandle
         self.storeTag = connection.storeTag
@@ -243,7 +244,9 @@ actor Writer {
         }
         if connection.isClosed { throw Connection.closedError }
         try begin()
-        let transaction = Transaction(connection: connection, store: store, ids: ids, preserved: preserved, routes: routes)
+        let transaction = Transaction(
+            connection: connection, store: store, ids: ids, preserved: preserved, routes: routes,
+            splitsChanges: history?.isPerStore ?? false)
         defer { transaction.isOpen = false }
         let handle = interruptHandle
         handle.arm()
@@ -265,7 +268,7 @@ actor Writer {
             try Task.checkCancellation()
             connection.resetActiveStatements()
             committing = true
-            try commit(transaction.changes)
+            try commit(transaction)
             metrics?.committed.increment()
             return value
         } catch {
@@ -299,9 +302,8 @@ actor Writer {
     func begin() throws(StrataError) {
         try connection.beginWrite()
         do {
-            // A stack of several stores locks each store at its first write (the main one at once when
-            // the history, which lives there, is recorded): its counters are checked then.
-            if history != nil { try connection.lockForWriting(store: 0) }
+            // A stack of several stores locks each store at its first write (its history, kept in the
+            // same store, is recorded then too): its counters are checked then.
             if connection.holdsWriteLock(store: 0) { try ids.checkExternalChanges(connection, store: 0) }
         } catch {
             rollback()
@@ -312,17 +314,18 @@ actor Writer {
     /// The fields deletions preserve for the history.
     var preserved: [String: PreservedFields] { history?.preserved ?? [:] }
 
-    /// Commits, timed in `strata_commit_duration` when there are metrics.
-    func commit(_ changes: ChangeSet) throws(StrataError) {
-        guard let metrics else { return try commitUntimed(changes) }
-        try StackMetrics.time(metrics.commitDuration) { () throws(StrataError) in try commitUntimed(changes) }
+    /// Commits `transaction`'s changes, timed in `strata_commit_duration` when there are metrics.
+    func commit(_ transaction: Transaction) throws(StrataError) {
+        guard let metrics else { return try commitUntimed(transaction) }
+        try StackMetrics.time(metrics.commitDuration) { () throws(StrataError) in try commitUntimed(transaction) }
     }
 
-    private func commitUntimed(_ changes: ChangeSet) throws(StrataError) {
+    private func commitUntimed(_ transaction: Transaction) throws(StrataError) {
+        let changes = transaction.changes
         try ids.saveMarks(connection)
-        let token = changes.isEmpty ? nil : try history?.record(changes, on: connection)
+        let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)
         try connection.commitWrite()
-        if let token { history?.committed(token) }
+        if let tokens { history?.committed(tokens) }
         generations?.noteCommit()
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])

@@ -1,6 +1,10 @@
 public import Foundation
 
-/// One recorded commit of the persistent history: when, by whom, and what it changed.
+/// One recorded commit of the persistent history: when, by whom, and what it changed, in one store.
+///
+/// A stack of several stores records each commit in the history of every store it changed, so a
+/// commit that wrote to two stores reads as two transactions, one per store (``configuration``), with
+/// the same date and author.
 ///
 /// ```swift
 /// for transaction in try await stack.history(after: lastToken) {
@@ -11,8 +15,14 @@ public import Foundation
 /// }
 /// ```
 public struct HistoryTransaction: Sendable, Identifiable, Equatable {
-    /// Its place in the history; store it to resume after it.
-    public let token: HistoryToken
+    /// Its place in the history; store it to resume after it. Read from a stack of several stores, it
+    /// also holds the positions reached in the other stores' histories.
+    public internal(set) var token: HistoryToken
+    /// The configuration of the store whose history recorded it: `nil` for the default one.
+    public var configuration: String? { storeConfiguration.isEmpty ? nil : storeConfiguration }
+    /// The configuration's key (`""` for the default one) and the transaction's number in that store.
+    let storeConfiguration: String
+    let storePosition: Int64
     /// When it was committed.
     public let date: Date
     /// Its author: ``DataStack/perform(author:_:)``'s, or ``TransactionAuthor/current`` when it committed.
@@ -25,4 +35,17 @@ public struct HistoryTransaction: Sendable, Identifiable, Equatable {
 
     /// The token, which identifies the transaction.
     public var id: HistoryToken { token }
+
+    init(
+        token: HistoryToken, configuration: String, storePosition: Int64, date: Date, author: String?,
+        contextName: String?, changes: ChangeSet
+    ) {
+        self.token = token
+        self.storeConfiguration = configuration
+        self.storePosition = storePosition
+        self.date = date
+        self.author = author
+        self.contextName = contextName
+        self.changes = changes
+    }
 }

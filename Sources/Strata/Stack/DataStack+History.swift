@@ -38,10 +38,21 @@ extension DataStack {
         entities: [any Entity.Type]? = nil, limit: Int? = nil
     ) async throws -> [HistoryTransaction] {
         try checkHistory()
-        let filter = HistoryStore.Filter(
-            after: token?.rawValue, authors: authors, excludingAuthors: excludingAuthors,
-            entities: entities.map { Set($0.map { $0.entityDescription.name }) }, limit: limit)
-        return try await readers.read { try HistoryStore.read(filter, on: $0) }
+        let stores = store.allStores
+        let entityNames = entities.map { Set($0.map { $0.entityDescription.name }) }
+        return try await readers.read { connection throws(StrataError) in
+            var perStore: [[HistoryTransaction]] = []
+            for one in stores {
+                let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
+                guard try tables.exists(connection) else { continue }
+                let filter = HistoryStore.Filter(
+                    // A token that names no position in this store reads it from its first transaction.
+                    after: token.map { $0.position(in: one.configuration, onlyStore: stores.count == 1) ?? 0 }, authors: authors,
+                    excludingAuthors: excludingAuthors, entities: entityNames, limit: limit)
+                perStore.append(try tables.read(filter, configuration: one.configuration, on: connection))
+            }
+            return HistoryStore.merge(perStore, after: token, limit: limit)
+        }
     }
 
     /// The token of the last recorded transaction, or `nil` when none was recorded yet. A consumer that
@@ -50,25 +61,56 @@ extension DataStack {
     /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history.
     public func currentHistoryToken() async throws -> HistoryToken? {
         try checkHistory()
-        return try await readers.read { try HistoryStore.currentToken($0) }.map(HistoryToken.init(rawValue:))
+        let stores = store.allStores
+        return try await readers.read { connection throws(StrataError) -> HistoryToken? in
+            var positions: [String: Int64] = [:]
+            for one in stores {
+                let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
+                guard try tables.exists(connection), let position = try tables.currentToken(connection) else { continue }
+                positions[one.configuration] = position
+            }
+            return positions.isEmpty ? nil : HistoryToken(positions: positions)
+        }
     }
 
     /// Deletes the history recorded before `token` (the transaction of `token` is kept), and returns how
     /// many transactions were deleted. Tokens are never reused; reading after a purged token throws
-    /// ``StrataError/Code/historyExpired``.
+    /// ``StrataError/Code/historyExpired``. In a stack of several stores, each store named by the token
+    /// is purged before its position; the others are left alone.
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         try checkHistory()
-        return try await writer.perform { tx in try HistoryStore.purge(before: token.rawValue, on: tx.connection) }
+        return try await purgeEachStore { _, configuration, onlyStore, _ throws(StrataError) in
+            token.position(in: configuration, onlyStore: onlyStore)
+        }
     }
 
-    /// Deletes the history recorded before `date`, and returns how many transactions were deleted.
+    /// Deletes the history recorded before `date` in every store, and returns how many transactions
+    /// were deleted.
     @discardableResult
     public func purgeHistory(before date: Date) async throws -> Int {
         try checkHistory()
-        return try await writer.perform { tx in
-            guard let token = try HistoryStore.firstToken(notBefore: date, on: tx.connection) else { return 0 }
-            return try HistoryStore.purge(before: token, on: tx.connection)
+        return try await purgeEachStore { tables, _, _, connection throws(StrataError) in
+            try tables.firstToken(notBefore: date, on: connection)
+        }
+    }
+
+    /// Purges each store's history that keeps one before the token `bound` gives for it (none: kept).
+    private func purgeEachStore(
+        _ bound: @escaping @Sendable (HistoryStore, String, Bool, Connection) throws(StrataError) -> Int64?
+    ) async throws -> Int {
+        try await writer.perform { tx in
+            let stores = tx.stack.allStores
+            var deleted = 0
+            for one in stores {
+                let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
+                guard try tables.exists(tx.connection),
+                    let token = try bound(tables, one.configuration, stores.count == 1, tx.connection)
+                else { continue }
+                try tx.connection.lockForWriting(store: tx.connection.storeIndex(one.builder.schemaName))
+                deleted += try tables.purge(before: token, on: tx.connection)
+            }
+            return deleted
         }
     }
 

@@ -20,6 +20,11 @@ import Foundation
 public final class Transaction: ReadContext {
     /// The changes made so far and not yet committed.
     var changes = ChangeSet()
+    /// In a stack of several stores that records history, each store's part of ``changes``, by store
+    /// index on the connection (each store records its own part in its own history); empty otherwise.
+    var storeChanges: [ChangeSet] = []
+    /// Whether changes are also recorded by store (see ``storeChanges``).
+    private let splitsChanges: Bool
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
     /// The `UPDATE` text per entity and set of changed fields, built once per transaction: an import
@@ -36,10 +41,11 @@ public final class Transaction: ReadContext {
 
     init(
         connection: Connection, store: StoreContext, ids: IDAllocator, preserved: [String: PreservedFields] = [:],
-        routes: RouteMemo = RouteMemo()
+        routes: RouteMemo = RouteMemo(), splitsChanges: Bool = false
     ) {
         self.ids = ids
         self.preserved = preserved
+        self.splitsChanges = splitsChanges
         super.init(connection: connection, store: store, routes: routes)
     }
 
@@ -60,7 +66,35 @@ public final class Transaction: ReadContext {
     /// Records a deletion in the change set, and for the ID allocator.
     func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
         changes.recordDelete(entity: entity, id: id, preserving: values)
+        if splitsChanges { storePart { $0.recordDelete(entity: entity, id: id, preserving: values) } }
         ids.noteDeleted(entity, id)
+    }
+
+    /// Records a creation in the change set.
+    func recordInsert(entity: String, id: Int64) {
+        changes.recordInsert(entity: entity, id: id)
+        if splitsChanges { storePart { $0.recordInsert(entity: entity, id: id) } }
+    }
+
+    /// Records an edit of `fields` in the change set.
+    func recordUpdate(entity: String, id: Int64, fields: Set<String>) {
+        changes.recordUpdate(entity: entity, id: id, fields: fields)
+        if splitsChanges { storePart { $0.recordUpdate(entity: entity, id: id, fields: fields) } }
+    }
+
+    /// Records a change in the part of the store written to (the current one: writes to another store
+    /// run in it, see `inStore`).
+    private func storePart(_ record: (inout ChangeSet) -> Void) {
+        // The current store is attached to the connection: its index is found.
+        guard let index = try? connection.storeIndex(store.builder.schemaName) else { return }
+        while storeChanges.count <= index { storeChanges.append(ChangeSet()) }
+        record(&storeChanges[index])
+    }
+
+    /// Forgets the changes (after a commit or a rollback).
+    func clearChanges() {
+        changes = ChangeSet()
+        storeChanges = []
     }
 
     /// The values of the row's fields that the history preserves, read before the row is deleted;
@@ -132,7 +166,7 @@ public final class Transaction: ReadContext {
             throw describeConstraint(error, entity: entity.description)
         }
         object.id = EntityID(rawValue: id, storeTag: connection.storeTag)
-        changes.recordInsert(entity: name, id: object.id.rawValue)
+        recordInsert(entity: name, id: object.id.rawValue)
         guard entity.hasRelationships else { return object }
         // Relationships set in `configure`: follow the foreign keys, store the to-many members.
         let values = FieldEncoder.collect(object)
@@ -225,7 +259,7 @@ public final class Transaction: ReadContext {
             } catch {
                 throw describeConstraint(error, entity: entity.description)
             }
-            changes.recordUpdate(entity: name, id: id.rawValue, fields: changedFields)
+            recordUpdate(entity: name, id: id.rawValue, fields: changedFields)
             try recordDerivedDependents(name, id.rawValue, changed: changedFields)
         }
         for toOne in toOnes {

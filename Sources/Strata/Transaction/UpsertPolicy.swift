@@ -128,7 +128,7 @@ extension Transaction {
                     ids.giveBack(description.name, newID)
                     result.skipped += 1
                 } else if connection.lastInsertRowID == newID {
-                    changes.recordInsert(entity: description.name, id: newID)
+                    recordInsert(entity: description.name, id: newID)
                     result.insertedIDs.append(EntityID(rawValue: newID, storeTag: connection.storeTag))
                 } else {
                     ids.giveBack(description.name, newID)
@@ -136,7 +136,7 @@ extension Transaction {
                     try findID.bind(object[keyPath: key].databaseValue, at: 1)
                     guard try findID.step(), case .integer(let id) = findID.value(at: 0) else { return }
                     findID.reset()
-                    changes.recordUpdate(entity: description.name, id: id, fields: writtenFields)
+                    recordUpdate(entity: description.name, id: id, fields: writtenFields)
                     result.updated.append((EntityID(rawValue: id, storeTag: connection.storeTag), writtenFields))
                 }
             }

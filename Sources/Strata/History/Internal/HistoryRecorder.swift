@@ -1,20 +1,35 @@
 import Foundation
 
 /// What the writer of a stack with persistent history needs: the context name it records, the fields
-/// deletions preserve, and which recorded transactions it has seen (its own, and others' it read).
+/// deletions preserve, and for each store that keeps a history, which recorded transactions it has
+/// seen (its own, and others' it read).
 ///
 /// The writer owns it and uses it on its own thread only.
 struct HistoryRecorder {
     let contextName: String?
     let preserved: [String: PreservedFields]
-    /// Every token up to this one is known: this stack's own, or read as another's.
-    private var scanned: Int64
-    /// This stack's tokens above `scanned` (others committed in between, not read yet).
-    private var own: Set<Int64> = []
+    /// Whether this stack turned history on: every store it adds keeps one too.
+    private let turnedOn: Bool
+    /// Per store, by index on the writer's connection (0 the main store, *n* the *n*th attached): its
+    /// history, or `nil` when it keeps none.
+    private var stores: [StoreHistory?] = []
 
-    /// Sets up recording on the writer's connection: creates the tables if needed.
-    init(options: HistoryOptions?, schema: Schema, connection: Connection) throws(StrataError) {
+    /// One store's history as the writer follows it.
+    private struct StoreHistory {
+        let tables: HistoryStore
+        let configuration: String
+        /// Every token up to this one is known: this stack's own, or read as another's.
+        var scanned: Int64
+        /// This stack's tokens above `scanned` (others committed in between, not read yet).
+        var own: Set<Int64> = []
+    }
+
+    /// A recorder for the stores of `store` on the writer's connection (their tables created when the
+    /// stack turns history on), or `nil` when none of them keeps a history.
+    init?(options: HistoryOptions?, store: StoreContext, connection: Connection) throws(StrataError) {
         contextName = options?.contextName
+        turnedOn = options != nil
+        let schema = store.schema
         let dialect = SQLiteDialect()
         var preserved: [String: PreservedFields] = [:]
         for (entity, properties) in try (options ?? HistoryOptions()).preservedProperties(in: schema) {
@@ -23,50 +38,102 @@ struct HistoryRecorder {
             preserved[entity] = PreservedFields(columns: columns.map(dialect.quote).joined(separator: ", "), properties: properties)
         }
         self.preserved = preserved
-        try HistoryStore.prepare(connection)
-        scanned = try HistoryStore.currentToken(connection) ?? 0
+        for one in store.allStores { try add(one, connection: connection) }
+        guard stores.contains(where: { $0 != nil }) else { return nil }
     }
 
-    /// Records a commit's changes in its transaction (before `COMMIT`); returns the token.
-    func record(_ changes: ChangeSet, on connection: Connection) throws(StrataError) -> Int64 {
-        try HistoryStore.record(
-            changes, author: TransactionAuthor.current, context: contextName, date: Date(), on: connection)
+    /// Follows the history of a store added to the stack (attached as the connection's last store):
+    /// created when this stack turned history on, followed when another stack did.
+    mutating func add(_ store: StoreContext, connection: Connection) throws(StrataError) {
+        let tables = HistoryStore(schemaName: store.builder.schemaName ?? "main")
+        if turnedOn {
+            try tables.prepare(connection)
+        } else if try !tables.exists(connection) {
+            stores.append(nil)
+            return
+        }
+        stores.append(StoreHistory(
+            tables: tables, configuration: store.configuration, scanned: try tables.currentToken(connection) ?? 0))
     }
 
-    /// Notes a token this stack committed.
-    mutating func committed(_ token: Int64) {
-        if token == scanned + 1 {
-            scanned = token
-        } else if token > scanned {
-            own.insert(token)
+    /// Whether the store at `index` keeps a history.
+    func recordsStore(_ index: Int) -> Bool {
+        index < stores.count && stores[index] != nil
+    }
+
+    /// Whether more than one store keeps a history: a transaction's changes are then recorded by store.
+    var isPerStore: Bool { stores.count > 1 }
+
+    /// Records a commit's changes in its transaction (before `COMMIT`): in a stack of one store, all of
+    /// `changes`; in one of several, each store's part (`byStore`, by store index) in that store's
+    /// history. Returns the tokens, by store index.
+    func record(_ changes: ChangeSet, byStore: [ChangeSet], on connection: Connection) throws(StrataError) -> [(Int, Int64)] {
+        let author = TransactionAuthor.current
+        let date = Date()
+        if stores.count == 1 {
+            guard let main = stores[0] else { return [] }
+            return [(0, try main.tables.record(changes, author: author, context: contextName, date: date, on: connection))]
+        }
+        var tokens: [(Int, Int64)] = []
+        for (index, part) in byStore.enumerated() where !part.isEmpty {
+            guard index < stores.count, let store = stores[index] else { continue }
+            tokens.append((index, try store.tables.record(part, author: author, context: contextName, date: date, on: connection)))
+        }
+        return tokens
+    }
+
+    /// Notes the tokens this stack committed.
+    mutating func committed(_ tokens: [(Int, Int64)]) {
+        for (index, token) in tokens {
+            guard var store = stores[index] else { continue }
+            if token == store.scanned + 1 {
+                store.scanned = token
+            } else if token > store.scanned {
+                store.own.insert(token)
+            }
+            stores[index] = store
         }
     }
 
-    /// What other connections recorded since the last scan, as one change set (`nil` when nothing);
-    /// read in one read transaction when the connection has none open.
-    mutating func scanOthers(on connection: Connection) throws(StrataError) -> ChangeSet? {
+    /// What other connections recorded since the last scan in the stores they changed (`changedStores`,
+    /// by index), as one change set; read in one read transaction when the connection has none open.
+    /// A changed store that keeps no history, or whose history records no other connection's commit,
+    /// makes it unknown (anything may have changed).
+    mutating func scanOthers(changedStores: [Int], on connection: Connection) throws(StrataError) -> ChangeSet {
+        if changedStores.contains(where: { !recordsStore($0) }) { return .unknownExternal }
         let ownTransaction = !connection.isInTransaction
         if ownTransaction { try connection.run(.beginDeferred) }
         defer { if ownTransaction { try? connection.run(.commit) } }
-        let transactions: [HistoryTransaction]
-        do {
-            transactions = try HistoryStore.read(HistoryStore.Filter(after: scanned), on: connection)
-        } catch where error.code == .historyExpired {
-            // Another process purged what was not read yet: anything may have changed.
-            scanned = try HistoryStore.currentToken(connection) ?? scanned
-            own = []
-            return .unknownExternal
-        }
         var merged: ChangeSet?
-        for transaction in transactions where !own.contains(transaction.token.rawValue) {
-            if merged == nil { merged = ChangeSet() }
-            merged?.merge(transaction.changes)
+        for index in changedStores {
+            guard var store = stores[index] else { continue }
+            defer { stores[index] = store }
+            let transactions: [HistoryTransaction]
+            do {
+                transactions = try store.tables.read(
+                    HistoryStore.Filter(after: store.scanned), configuration: store.configuration, on: connection)
+            } catch where error.code == .historyExpired {
+                // Another process purged what was not read yet: anything may have changed.
+                store.scanned = try store.tables.currentToken(connection) ?? store.scanned
+                store.own = []
+                return .unknownExternal
+            }
+            var foundOthers = false
+            for transaction in transactions where !store.own.contains(transaction.storePosition) {
+                if merged == nil { merged = ChangeSet() }
+                merged?.merge(transaction.changes)
+                foundOthers = true
+            }
+            // The store changed, yet no commit of another connection is recorded (a purge, or a
+            // connection that is not Strata's): anything may have changed.
+            if !foundOthers { return .unknownExternal }
+            if let last = transactions.last?.storePosition {
+                store.scanned = last
+                store.own = store.own.filter { $0 > last }
+            }
         }
-        merged?.isExternal = true
-        if let last = transactions.last?.token.rawValue {
-            scanned = last
-            own = own.filter { $0 > last }
-        }
-        return merged
+        var result = merged ?? .unknownExternal
+        result.isExternal = true
+        return result
     }
 }

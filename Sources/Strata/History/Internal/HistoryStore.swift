@@ -1,36 +1,68 @@
 import Foundation
 
-/// The persistent history's tables, and the SQL that records, reads and purges them.
+/// One store's persistent history: its tables, and the SQL that records, reads and purges them.
 ///
 /// One row per recorded commit in `strata_history`, with its changes as text (``HistoryCodec``), so a
 /// commit adds one row to one table (the cost a small transaction pays is one more page written). Its
 /// token is one more than the largest recorded or purged, so tokens grow across processes and a purge
 /// never lets one be used again. Values preserved on deletion go to `strata_history_value`, keyed by
 /// token (`WITHOUT ROWID`), only when some field is preserved.
-enum HistoryStore {
-    static let transactions = "strata_history"
-    static let values = "strata_history_value"
+///
+/// Each store of a stack keeps the history of its own changes in its own file, named here with the
+/// store's SQLite schema name (`main`, or the name a stack of several stores attaches it as): a
+/// store's changes and their history commit together, and any stack that opens the file reads it.
+struct HistoryStore: Sendable {
+    static let transactionsTable = "strata_history"
+    static let valuesTable = "strata_history_value"
     /// The metadata key of the highest token a purge may have removed.
     static let purgedKey = "history_purged_through"
 
-    static let create = """
-        CREATE TABLE IF NOT EXISTS \(transactions) (
-            token INTEGER PRIMARY KEY, timestamp REAL NOT NULL, author TEXT, context TEXT,
-            entities TEXT NOT NULL, changes TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS \(values) (
-            token INTEGER NOT NULL, seq INTEGER NOT NULL, entity TEXT NOT NULL, id INTEGER NOT NULL,
-            field TEXT NOT NULL, value, PRIMARY KEY (token, seq)) WITHOUT ROWID;
-        """
+    /// The store's SQLite schema name on the connection.
+    let schemaName: String
+    /// The tables' names, qualified with the schema name.
+    let transactions: String
+    let values: String
+    let metadata: String
+    /// The largest token recorded or purged (0 before the first).
+    private let lastToken: String
+    // Keyed statements: found by identity on every commit, not by hashing their text.
+    private let insertTransaction: StatementKey
+    private let insertValue: StatementKey
+
+    /// The history of the store attached as `schemaName` (`"main"`: the connection's main database).
+    init(schemaName: String = "main") {
+        self.schemaName = schemaName
+        let schema = "\"\(schemaName)\"."
+        transactions = schema + Self.transactionsTable
+        values = schema + Self.valuesTable
+        metadata = schema + SchemaSQL.metadataTable
+        lastToken = "max(coalesce((SELECT max(token) FROM \(transactions)), 0), "
+            + "coalesce((SELECT CAST(value AS INTEGER) FROM \(metadata) WHERE key = '\(Self.purgedKey)'), 0))"
+        insertTransaction = StatementKey(
+            "INSERT INTO \(transactions) (token, timestamp, author, context, entities, changes) "
+                + "VALUES (\(lastToken) + 1, ?, ?, ?, ?, ?)")
+        insertValue = StatementKey(
+            "INSERT INTO \(values) (token, seq, entity, id, field, value) VALUES (?, ?, ?, ?, ?, ?)")
+    }
 
     /// Whether the store has history tables (some stack turned history on for it).
-    static func exists(_ connection: Connection) throws(StrataError) -> Bool {
-        let statement = try connection.makeStatement(
-            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '\(transactions)'")
+    func exists(_ connection: Connection) throws(StrataError) -> Bool {
+        let statement = try connection.cachedStatement(
+            "SELECT 1 FROM \"\(schemaName)\".sqlite_schema WHERE type = 'table' AND name = '\(Self.transactionsTable)'")
+        defer { statement.reset() }
         return try statement.step()
     }
 
     /// Creates the tables if they are missing.
-    static func prepare(_ connection: Connection) throws(StrataError) {
+    func prepare(_ connection: Connection) throws(StrataError) {
+        let create = """
+            CREATE TABLE IF NOT EXISTS \(transactions) (
+                token INTEGER PRIMARY KEY, timestamp REAL NOT NULL, author TEXT, context TEXT,
+                entities TEXT NOT NULL, changes TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS \(values) (
+                token INTEGER NOT NULL, seq INTEGER NOT NULL, entity TEXT NOT NULL, id INTEGER NOT NULL,
+                field TEXT NOT NULL, value, PRIMARY KEY (token, seq)) WITHOUT ROWID;
+            """
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StrataError) {
             try connection.execute(create)
@@ -43,19 +75,8 @@ enum HistoryStore {
 
     // MARK: Recording
 
-    /// The largest token recorded or purged (0 before the first).
-    private static let lastToken = "max(coalesce((SELECT max(token) FROM \(transactions)), 0), "
-        + "coalesce((SELECT CAST(value AS INTEGER) FROM \(SchemaSQL.metadataTable) WHERE key = '\(purgedKey)'), 0))"
-
-    // Keyed statements: found by identity on every commit, not by hashing their text.
-    private static let insertTransaction = StatementKey(
-        "INSERT INTO \(transactions) (token, timestamp, author, context, entities, changes) "
-            + "VALUES (\(lastToken) + 1, ?, ?, ?, ?, ?)")
-    private static let insertValue = StatementKey(
-        "INSERT INTO \(values) (token, seq, entity, id, field, value) VALUES (?, ?, ?, ?, ?, ?)")
-
-    /// Records a commit's changes inside its transaction and returns its token.
-    static func record(
+    /// Records a commit's changes (to this store) inside its transaction and returns its token.
+    func record(
         _ changeSet: ChangeSet, author: String?, context: String?, date: Date, on connection: Connection
     ) throws(StrataError) -> Int64 {
         let (text, entities) = HistoryCodec.encode(changeSet)
@@ -98,7 +119,7 @@ enum HistoryStore {
     }
 
     /// The token of the last recorded transaction (even if purged since), or `nil` before the first.
-    static func currentToken(_ connection: Connection) throws(StrataError) -> Int64? {
+    func currentToken(_ connection: Connection) throws(StrataError) -> Int64? {
         let statement = try connection.cachedStatement("SELECT \(lastToken)")
         // Reset at once: a statement left on a row would hold a read transaction open.
         defer { statement.reset() }
@@ -107,9 +128,9 @@ enum HistoryStore {
     }
 
     /// The highest token a purge may have removed (0 when none ran).
-    static func purgedThrough(_ connection: Connection) throws(StrataError) -> Int64 {
+    func purgedThrough(_ connection: Connection) throws(StrataError) -> Int64 {
         let statement = try connection.cachedStatement(
-            "SELECT value FROM \(SchemaSQL.metadataTable) WHERE key = '\(purgedKey)'")
+            "SELECT value FROM \(metadata) WHERE key = '\(Self.purgedKey)'")
         defer { statement.reset() }
         guard try statement.step(), case .text(let text) = statement.value(at: 0) else { return 0 }
         return Int64(text) ?? 0
@@ -119,13 +140,17 @@ enum HistoryStore {
     ///
     /// - Throws: ``StrataError/Code/historyExpired`` when a purge removed transactions after the filter's
     ///   token: reading from it would silently miss them.
-    static func read(_ filter: Filter, on connection: Connection) throws(StrataError) -> [HistoryTransaction] {
+    ///
+    /// Each transaction's token names this store alone (`configuration` its key): a reader of several
+    /// stores merges them (``HistoryToken/merging(_:)``).
+    func read(_ filter: Filter, configuration: String, on connection: Connection) throws(StrataError) -> [HistoryTransaction] {
         if let after = filter.after {
             let purged = try purgedThrough(connection)
             if after < purged {
+                let store = configuration.isEmpty ? "" : " of the store of configuration \(configuration)"
                 throw StrataError(
                     .historyExpired,
-                    "The history after token \(after) was purged (through token \(purged)), so changes made since it "
+                    "The history\(store) after token \(after) was purged (through token \(purged)), so changes made since it "
                         + "can no longer be read. Fetch the current state again, then follow the history from "
                         + "currentHistoryToken().")
             }
@@ -133,11 +158,11 @@ enum HistoryStore {
         var sql = "SELECT token, timestamp, author, context, changes FROM \(transactions) WHERE token > ?"
         var bindings: [DatabaseValue] = [.integer(filter.after ?? 0)]
         if let authors = filter.authors {
-            sql += " AND author IN (\(placeholders(authors.count)))"
+            sql += " AND author IN (\(Self.placeholders(authors.count)))"
             bindings += authors.sorted().map(DatabaseValue.text)
         }
         if !filter.excludingAuthors.isEmpty {
-            sql += " AND (author IS NULL OR author NOT IN (\(placeholders(filter.excludingAuthors.count))))"
+            sql += " AND (author IS NULL OR author NOT IN (\(Self.placeholders(filter.excludingAuthors.count))))"
             bindings += filter.excludingAuthors.sorted().map(DatabaseValue.text)
         }
         if let entities = filter.entities {
@@ -166,24 +191,60 @@ enum HistoryStore {
             anyPreserved = anyPreserved || changes.entities.values.contains { !$0.deleted.isEmpty }
             found.append(
                 HistoryTransaction(
-                    token: HistoryToken(rawValue: token), date: Date(timeIntervalSince1970: timestamp),
+                    token: HistoryToken(positions: [configuration: token]), configuration: configuration,
+                    storePosition: token, date: Date(timeIntervalSince1970: timestamp),
                     author: statement.value(at: 2).text, contextName: statement.value(at: 3).text, changes: changes))
         }
-        if anyPreserved, let first = found.first?.token.rawValue, let last = found.last?.token.rawValue {
+        if anyPreserved, let first = found.first?.storePosition, let last = found.last?.storePosition {
             try readValues(from: first, through: last, into: &found, on: connection)
         }
         return found
     }
 
+    /// The transactions read from each store (each list in its store's order), merged into one list by
+    /// date (a store's own order kept), at most `limit` long, each with the token of the positions
+    /// reached in every store once it is read: the token a consumer resumes after.
+    static func merge(_ perStore: [[HistoryTransaction]], after start: HistoryToken?, limit: Int?) -> [HistoryTransaction] {
+        var reached = start ?? HistoryToken(positions: [:])
+        let nonEmpty = perStore.filter { !$0.isEmpty }
+        if nonEmpty.count <= 1 {
+            // One store: its order, its tokens carrying the other positions of the start token.
+            guard var only = nonEmpty.first else { return [] }
+            if start != nil || perStore.count > 1 {
+                for index in only.indices {
+                    reached = reached.advanced(in: only[index].storeConfiguration, to: only[index].storePosition)
+                    only[index].token = reached
+                }
+            }
+            return only
+        }
+        let total = min(nonEmpty.reduce(0) { $0 + $1.count }, limit.map { max(0, $0) } ?? .max)
+        var next = Array(repeating: 0, count: nonEmpty.count)
+        var merged: [HistoryTransaction] = []
+        merged.reserveCapacity(total)
+        while merged.count < total {
+            var pick = -1
+            for store in nonEmpty.indices where next[store] < nonEmpty[store].count {
+                if pick < 0 || nonEmpty[store][next[store]].date < nonEmpty[pick][next[pick]].date { pick = store }
+            }
+            var transaction = nonEmpty[pick][next[pick]]
+            next[pick] += 1
+            reached = reached.advanced(in: transaction.storeConfiguration, to: transaction.storePosition)
+            transaction.token = reached
+            merged.append(transaction)
+        }
+        return merged
+    }
+
     /// Adds the preserved values of deleted objects to the transactions read.
-    private static func readValues(
+    private func readValues(
         from first: Int64, through last: Int64, into transactions: inout [HistoryTransaction], on connection: Connection
     ) throws(StrataError) {
         let statement = try connection.cachedStatement(
             "SELECT token, entity, id, field, value FROM \(values) WHERE token BETWEEN ? AND ? ORDER BY token, seq")
         try statement.bind([.integer(first), .integer(last)])
         var positions: [Int64: Int] = [:]
-        for (position, transaction) in transactions.enumerated() { positions[transaction.token.rawValue] = position }
+        for (position, transaction) in transactions.enumerated() { positions[transaction.storePosition] = position }
         while try statement.step() {
             guard case .integer(let token) = statement.value(at: 0), let position = positions[token],
                 let entity = statement.value(at: 1).text, case .integer(let id) = statement.value(at: 2),
@@ -201,7 +262,7 @@ enum HistoryStore {
     // MARK: Purging
 
     /// Deletes the transactions before `token` and returns how many were deleted.
-    static func purge(before token: Int64, on connection: Connection) throws(StrataError) -> Int {
+    func purge(before token: Int64, on connection: Connection) throws(StrataError) -> Int {
         // The marker never passes the last token, so a purge "before" a token not yet given out leaves
         // the next tokens as they would have been.
         let last = try currentToken(connection) ?? 0
@@ -210,13 +271,13 @@ enum HistoryStore {
         let deleted = connection.changes
         let purged = max(try purgedThrough(connection), min(token - 1, last))
         try connection.execute(
-            "INSERT OR REPLACE INTO \(SchemaSQL.metadataTable) (key, value) VALUES ('\(purgedKey)', ?)", [.text(String(purged))])
+            "INSERT OR REPLACE INTO \(metadata) (key, value) VALUES ('\(Self.purgedKey)', ?)", [.text(String(purged))])
         return deleted
     }
 
     /// The first token after the transactions committed before `date` (what ``purge(before:on:)`` takes
     /// to remove them), or `nil` when none was.
-    static func firstToken(notBefore date: Date, on connection: Connection) throws(StrataError) -> Int64? {
+    func firstToken(notBefore date: Date, on connection: Connection) throws(StrataError) -> Int64? {
         let statement = try connection.cachedStatement("SELECT max(token) FROM \(transactions) WHERE timestamp < ?")
         try statement.bind([.real(date.timeIntervalSince1970)])
         defer { statement.reset() }

@@ -11,7 +11,7 @@ extension Transaction {
     func recordMembershipChange(_ entity: String, _ id: Int64, toMany index: Int) {
         guard let description = graph.entities[entity], index < description.toMany.count else { return }
         let fields = Set([description.toMany[index].property] + graph.derivedProperties(entity, toMany: index))
-        changes.recordUpdate(entity: entity, id: id, fields: fields)
+        recordUpdate(entity: entity, id: id, fields: fields)
     }
 
     /// Records updates of the derived fields that an edit of object `id` changes: sums, minimums and
@@ -31,7 +31,7 @@ extension Transaction {
                     parents = try integers(builder.joinOwners(table: table, own: own, other: other), [.integer(id)])
                 }
                 for parent in parents {
-                    changes.recordUpdate(entity: parentName, id: parent, fields: Set(derived.map(\.property)))
+                    recordUpdate(entity: parentName, id: parent, fields: Set(derived.map(\.property)))
                 }
             }
         }
@@ -94,7 +94,7 @@ extension Transaction {
                 try run(builder.setForeignKey(table: relationship.target, column: column, position: position, onlyIfOwner: true),
                         [.integer(member), .integer(id)])
                 if connection.changes > 0 {
-                    changes.recordUpdate(entity: relationship.target, id: member, fields: [property])
+                    recordUpdate(entity: relationship.target, id: member, fields: [property])
                 }
             }
             for member in added {
@@ -105,7 +105,7 @@ extension Transaction {
                 guard connection.changes > 0 else {
                     throw notFound(relationship.target, member, from: relationship.source, relationship.property)
                 }
-                changes.recordUpdate(entity: relationship.target, id: member, fields: [property])
+                recordUpdate(entity: relationship.target, id: member, fields: [property])
                 if let previous, previous != id {
                     recordMembershipChange(relationship.source, previous, toMany: relationship.index)
                 }
@@ -204,7 +204,7 @@ extension Transaction {
             let cleared = try integers(
                 builder.clearForeignKeys(table: incoming.source, column: incoming.column, position: nil), [.integer(id)])
             for source in cleared {
-                changes.recordUpdate(entity: incoming.source, id: source, fields: [incoming.property])
+                recordUpdate(entity: incoming.source, id: source, fields: [incoming.property])
             }
         }
         // Join rows of others' one-way to-many relationships that hold this object.

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// The persistent history of a stack of several stores: each store records its own changes.
+@Suite("Several stores: history", .timeLimit(.minutes(1)))
+struct SeveralStoresHistoryTests {
+    static var recording: DataStack.Configuration {
+        var configuration = DataStack.Configuration()
+        configuration.history = HistoryOptions(contextName: "app")
+        return configuration
+    }
+
+    @Test("each store records its own part of a commit in its own file; tokens hold a position per store")
+    func perStoreRecords() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory, configuration: Self.recording)
+        try await stack.perform(author: "ada") { tx in
+            try tx.create(Into<StoreNote>(nil)) { $0.title = "main" }
+            try tx.create(Into<StoreNote>("Shared")) { $0.title = "shared" }
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" }
+        }
+        try await stack.perform(author: "bob") { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "b.png" } }
+        for (file, count) in [("main.sqlite", "1"), ("shared.sqlite", "1"), ("cache.sqlite", "2")] {
+            #expect(try storeValue(directory.path(file), "SELECT count(*) FROM strata_history") == count, "\(file)")
+        }
+
+        let history = try await stack.history()
+        #expect(history.map(\.configuration) == [nil, "Shared", "Cache", "Cache"])
+        #expect(history.map(\.author) == ["ada", "ada", "ada", "bob"])
+        // Each transaction holds its store's changes only.
+        #expect(history[0].changes.changedEntityNames == ["Note"] && history[1].changes.changedEntityNames == ["Note"])
+        #expect(history[2].changes.changedEntityNames == ["Thumbnail"])
+        let notes = try await stack.fetchAll(From<StoreNote>().orderBy(.ascending(\.title)))
+        #expect(history[0].changes.insertedIDs(StoreNote.self) == [notes[0].id])
+        #expect(history[1].changes.insertedIDs(StoreNote.self) == [notes[1].id])
+        // Tokens: the positions reached in every store once the transaction is read.
+        #expect(history.map(\.token) == [
+            HistoryToken(positions: ["": 1]), HistoryToken(positions: ["": 1, "Shared": 1]),
+            HistoryToken(positions: ["": 1, "Shared": 1, "Cache": 1]), HistoryToken(positions: ["": 1, "Shared": 1, "Cache": 2]),
+        ])
+        #expect(try await stack.currentHistoryToken() == history[3].token)
+        #expect(try await stack.history(after: history[1].token).map(\.configuration) == ["Cache", "Cache"])
+        #expect(try await stack.history(after: history[1].token, limit: 1).map(\.token) == [history[2].token])
+        #expect(try await stack.history(entities: [StoreThumbnail.self]).map(\.author) == ["ada", "bob"])
+        var updates = stack.historyUpdates(after: history[2].token).makeAsyncIterator()
+        #expect(try await updates.next()?.token == history[3].token)
+
+        // Purging before a token purges each store it names before its position.
+        #expect(try await stack.purgeHistory(before: HistoryToken(positions: ["Cache": 2])) == 1)
+        #expect(try storeValue(directory.path("cache.sqlite"), "SELECT count(*) FROM strata_history") == "1")
+        #expect(try await stack.history().map(\.configuration) == [nil, "Shared", "Cache"])
+        await expectStrataError(.historyExpired) {
+            try await stack.history(after: HistoryToken(positions: ["": 1, "Shared": 1]))
+        }
+        #expect(try await stack.history(after: history[2].token).map(\.token) == [history[3].token])
+        await stack.close()
+    }
+
+    @Test("a stack that opens one store alone records its commits there; the stack of all stores reads them and its observers get the exact changes")
+    func storeOpenedAlone() async throws {
+        let directory = try TemporaryDirectory()
+        var watched = Self.recording
+        watched.externalChangePollInterval = .seconds(3600)
+        let stack = try await makeSeveralStoresStack(directory, configuration: watched)
+        var changes = stack.changes().makeAsyncIterator()
+        let monitor = try #require(stack.observation.monitor, "no external-change monitor runs")
+        await monitor.settled()
+        // The cache file alone, by a stack that did not turn history on: the file keeps one, so it records.
+        let cache = try await DataStack(Schema("V1", StoreThumbnail.self), storage: SQLiteStore(path: directory.path("cache.sqlite")))
+        #expect(cache.recordsHistory)
+        let thumbnail = try await cache.perform(author: "cache") { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "c.png" } }
+        var external = try #require(await changes.next())
+        while !external.isExternal { external = try #require(await changes.next()) }
+        #expect(!external.isUnknown, "the history of the store tells what changed")
+        #expect(external.insertedIDs(StoreThumbnail.self).map(\.rawValue) == [thumbnail.id.rawValue])
+        let history = try await stack.history()
+        #expect(history.map(\.configuration) == ["Cache"] && history.map(\.author) == ["cache"])
+        // The stack of the cache alone names its only store by the default configuration.
+        #expect(try await cache.history().map(\.token) == [HistoryToken(rawValue: 1)])
+        #expect(try await cache.history(after: HistoryToken(rawValue: 1)).isEmpty)
+        await cache.close()
+        await stack.close()
+    }
+
+    @Test("a store added to a recording stack keeps its own history from its first commit")
+    func addedStoreRecords() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await DataStack(
+            severalStoresSchema, storages: [SQLiteStore(path: directory.path("main.sqlite"))], configuration: Self.recording)
+        try await stack.perform { tx in try tx.create(Into<StoreNote>()) { $0.title = "before" } }
+        try await stack.addStorage(SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"))
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "after.png" } }
+        #expect(try storeValue(directory.path("cache.sqlite"), "SELECT count(*) FROM strata_history") == "1")
+        #expect(try storeValue(directory.path("main.sqlite"), "SELECT count(*) FROM strata_history") == "1")
+        #expect(try await stack.history().map(\.configuration) == [nil, "Cache"])
+        await stack.close()
+    }
+
+    @Test("a transaction that writes to one store only does not lock or record in the others")
+    func oneStoreTransaction() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory, configuration: Self.recording)
+        let mainFree = try await stack.perform { tx in
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" }
+            return try canTakeWriteLock(directory.path("main.sqlite"))
+        }
+        #expect(mainFree, "the main store stays unlocked while only the cache store is written")
+        #expect(try storeValue(directory.path("main.sqlite"), "SELECT count(*) FROM strata_history") == "0")
+        await stack.close()
+    }
+}
