@@ -66,32 +66,46 @@ struct HistoryRecorder {
 
     /// Records a commit's changes in its transaction (before `COMMIT`): in a stack of one store, all of
     /// `changes`; in one of several, each store's part (`byStore`, by store index) in that store's
-    /// history. Returns the tokens, by store index.
-    func record(_ changes: ChangeSet, byStore: [ChangeSet], on connection: Connection) throws(StrataError) -> [(Int, Int64)] {
+    /// history. Returns the tokens.
+    func record(_ changes: ChangeSet, byStore: [ChangeSet], on connection: Connection) throws(StrataError) -> Recorded {
         let author = TransactionAuthor.current
         let date = Date()
         if stores.count == 1 {
-            guard let main = stores[0] else { return [] }
-            return [(0, try main.tables.record(changes, author: author, context: contextName, date: date, on: connection))]
+            guard let main = stores[0] else { return .several([]) }
+            return .main(try main.tables.record(changes, author: author, context: contextName, date: date, on: connection))
         }
         var tokens: [(Int, Int64)] = []
         for (index, part) in byStore.enumerated() where !part.isEmpty {
             guard index < stores.count, let store = stores[index] else { continue }
             tokens.append((index, try store.tables.record(part, author: author, context: contextName, date: date, on: connection)))
         }
-        return tokens
+        return .several(tokens)
+    }
+
+    /// The tokens a commit recorded: the main store's alone (a stack of one store: no array to allocate
+    /// per commit), or by store index.
+    enum Recorded {
+        case main(Int64)
+        case several([(Int, Int64)])
     }
 
     /// Notes the tokens this stack committed.
-    mutating func committed(_ tokens: [(Int, Int64)]) {
-        for (index, token) in tokens {
-            guard var store = stores[index] else { continue }
-            if token == store.scanned + 1 {
-                store.scanned = token
-            } else if token > store.scanned {
-                store.own.insert(token)
-            }
-            stores[index] = store
+    mutating func committed(_ recorded: Recorded) {
+        let tokens: [(Int, Int64)]
+        switch recorded {
+        case .main(let token): return committed(token, store: 0)
+        case .several(let several): tokens = several
+        }
+        for (index, token) in tokens { committed(token, store: index) }
+    }
+
+    private mutating func committed(_ token: Int64, store index: Int) {
+        // In place: a copy taken out and written back would copy the set of own tokens.
+        guard let scanned = stores[index]?.scanned else { return }
+        if token == scanned + 1 {
+            stores[index]?.scanned = token
+        } else if token > scanned {
+            stores[index]?.own.insert(token)
         }
     }
 
