@@ -40,6 +40,12 @@ struct SeveralStoresHistoryTests {
             HistoryToken(positions: ["": 1, "Shared": 1, "Cache": 1]), HistoryToken(positions: ["": 1, "Shared": 1, "Cache": 2]),
         ])
         #expect(try await stack.currentHistoryToken() == history[3].token)
+        // A transaction's identity is its store's position alone, the same whichever read found it.
+        #expect(history.map(\.id) == [
+            HistoryToken(positions: ["": 1]), HistoryToken(positions: ["Shared": 1]),
+            HistoryToken(positions: ["Cache": 1]), HistoryToken(positions: ["Cache": 2]),
+        ])
+        #expect(try await stack.history(after: history[2].token).map(\.id) == [history[3].id])
         #expect(try await stack.history(after: history[1].token).map(\.configuration) == ["Cache", "Cache"])
         #expect(try await stack.history(after: history[1].token, limit: 1).map(\.token) == [history[2].token])
         #expect(try await stack.history(entities: [StoreThumbnail.self]).map(\.author) == ["ada", "bob"])
@@ -78,6 +84,7 @@ struct SeveralStoresHistoryTests {
         #expect(history.map(\.configuration) == ["Cache"] && history.map(\.author) == ["cache"])
         // The stack of the cache alone names its only store by the default configuration.
         #expect(try await cache.history().map(\.token) == [HistoryToken(rawValue: 1)])
+        #expect(try await cache.history(after: HistoryToken(rawValue: 0)).map(\.token) == [HistoryToken(rawValue: 1)])
         #expect(try await cache.history(after: HistoryToken(rawValue: 1)).isEmpty)
         await cache.close()
         await stack.close()
@@ -94,6 +101,27 @@ struct SeveralStoresHistoryTests {
         #expect(try storeValue(directory.path("cache.sqlite"), "SELECT count(*) FROM strata_history") == "1")
         #expect(try storeValue(directory.path("main.sqlite"), "SELECT count(*) FROM strata_history") == "1")
         #expect(try await stack.history().map(\.configuration) == [nil, "Cache"])
+        await stack.close()
+    }
+
+    @Test("a stack without history that adds a store keeping one records that store's commits")
+    func addedStoreKeepingHistory() async throws {
+        let directory = try TemporaryDirectory()
+        let cachePath = directory.path("cache.sqlite")
+        let alone = try await DataStack(Schema("V1", StoreThumbnail.self), storage: SQLiteStore(path: cachePath), configuration: Self.recording)
+        try await alone.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "first.png" } }
+        await alone.close()
+        let stack = try await DataStack(severalStoresSchema, storages: [SQLiteStore(path: directory.path("main.sqlite"))])
+        #expect(!stack.recordsHistory)
+        try await stack.addStorage(SQLiteStore(path: cachePath).configuration("Cache"))
+        #expect(stack.recordsHistory)
+        try await stack.perform(author: "added") { tx in
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "second.png" }
+            try tx.create(Into<StoreNote>()) { $0.title = "main keeps none" }
+        }
+        #expect(try await stack.history().map(\.author) == [nil, "added"])
+        #expect(try await stack.history().map(\.configuration) == ["Cache", "Cache"])
+        #expect(try storeValue(cachePath, "SELECT count(*) FROM strata_history") == "2")
         await stack.close()
     }
 

@@ -33,8 +33,10 @@ public struct HistoryTransaction: Sendable, Identifiable, Equatable {
     /// the values the history preserves (``ChangeSet/preservedValues(of:)``).
     public internal(set) var changes: ChangeSet
 
-    /// The token, which identifies the transaction.
-    public var id: HistoryToken { token }
+    /// Identifies the transaction: the position in its store's history alone, so the same transaction
+    /// has the same identity however it was read (its ``token`` also carries the positions reached in
+    /// the other stores of the read; in a stack of one store the two are the same).
+    public var id: HistoryToken { HistoryToken(positions: [storeConfiguration: storePosition]) }
 
     init(
         token: HistoryToken, configuration: String, storePosition: Int64, date: Date, author: String?,

@@ -208,9 +208,10 @@ struct HistoryStore: Sendable {
         var reached = start ?? HistoryToken(positions: [:])
         let nonEmpty = perStore.filter { !$0.isEmpty }
         if nonEmpty.count <= 1 {
-            // One store: its order, its tokens carrying the other positions of the start token.
+            // One store with transactions: its order. In a stack of several stores, the tokens carry
+            // the other stores' positions of the start token; in a stack of one, a token names it alone.
             guard var only = nonEmpty.first else { return [] }
-            if start != nil || perStore.count > 1 {
+            if perStore.count > 1 {
                 for index in only.indices {
                     reached = reached.advanced(in: only[index].storeConfiguration, to: only[index].storePosition)
                     only[index].token = reached
