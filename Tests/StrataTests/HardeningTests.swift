@@ -5,6 +5,38 @@ import Testing
 /// Defects found by trying Strata as a new user would (issue 11), each with a test that failed before.
 @Suite("Hardening", .timeLimit(.minutes(1)))
 struct HardeningTests {
+    @Test("closing a stack twice, or from two tasks at once, closes it once")
+    func doubleClose() async throws {
+        for _ in 0..<20 {
+            let (stack, directory) = try await makeStack(.file)
+            try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Ada" } }
+            await stack.close()
+            await stack.close()
+            let (other, _) = try await makeStack()
+            async let first: Void = other.close()
+            async let second: Void = other.close()
+            _ = await (first, second)
+            await expectStrataError(.stackClosed) { try await stack.fetchCount(From<Person>()) }
+            await expectStrataError(.stackClosed) { try await other.perform { _ in } }
+            _ = directory
+        }
+    }
+
+    @Test("errors give their message as localizedDescription")
+    func localizedDescriptions() async throws {
+        let error = StrataError(.invalidArgument, "Something specific went wrong; do this instead.")
+        #expect((error as any Error).localizedDescription == error.description)
+        #expect(error.localizedDescription.contains("Something specific went wrong"))
+        let stack = try await DataStack(importSchema)
+        let thrown = await #expect(throws: ImportError.self) {
+            try await stack.perform { tx in
+                try tx.insertAll(Into<Rate>(), from: ["USD", "USD"]) { code, rate in rate.code = code }
+            }
+        }
+        #expect((thrown as (any Error)?)?.localizedDescription.contains("Importing source 1 into Rate failed") == true)
+        #expect(ImportSummary(inserted: 3).inserted == 3 && ImportSummary() == ImportSummary(sourcesRead: 0))
+    }
+
     // MARK: NUL characters
 
     @Test("text tests read the whole text, past a NUL character")

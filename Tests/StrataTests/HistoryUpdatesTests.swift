@@ -111,7 +111,7 @@ struct HistoryUpdatesTests {
         do {
             let stack = try await makeProbeHistoryStack(path)
             for try await transaction in stack.historyUpdates() {
-                delivered.append(transaction.token.rawValue)
+                delivered.append(try #require(transaction.token.rawValue))
                 stored = try JSONEncoder().encode(transaction.token)
                 if delivered.count == 10 { break }
             }
@@ -124,7 +124,7 @@ struct HistoryUpdatesTests {
         let stack = try await makeProbeHistoryStack(path)
         let token = try JSONDecoder().decode(HistoryToken.self, from: stored)
         for try await transaction in stack.historyUpdates(after: token) {
-            delivered.append(transaction.token.rawValue)
+            delivered.append(try #require(transaction.token.rawValue))
             if delivered.count == 27 { break }
         }
         #expect(delivered == Array(1...27))

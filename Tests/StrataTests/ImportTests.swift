@@ -290,6 +290,23 @@ struct ImportTests {
         }
     }
 
+    @Test("upsertAll tells an update from an insert whatever row an earlier insert of another table left behind")
+    func upsertAfterOtherInserts() async throws {
+        let stack = try await DataStack(importSchema)
+        let eur = try await stack.perform { tx in try tx.create(Into<Rate>()) { $0.code = "EUR"; $0.value = 0.9 }.id }
+        // Another table's inserts leave SQLite's last insert row ID at 2: the ID the upsert allocates next.
+        try await stack.perform { tx in for index in 0..<2 { try tx.create(Into<ImportedNote>()) { $0.text = "n\(index)" } } }
+        let (result, changes) = try await stack.perform { tx in
+            let result = try tx.upsertAll(Into<Rate>(), from: [("EUR", 0.95)], uniqueBy: \.code) { row, rate in
+                (rate.code, rate.value) = row
+            }
+            return (result, tx.changeSet)
+        }
+        #expect(result.insertedIDs.isEmpty && result.updatedIDs == [eur])
+        #expect(changes.insertedIDs(Rate.self).isEmpty && changes.updatedIDs(Rate.self) == [eur])
+        #expect(try await stack.fetchCount(From<Rate>()) == 1)
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -171,7 +171,8 @@ actor Writer {
     func close() async {
         // Closing must not be abandoned when the closing task is cancelled: wait in a task of its own.
         let turn = self.turn
-        _ = await Task { try await turn.acquire() }.result
+        // A second close finds the turn closed by the first: the connection is closed already.
+        guard case .success = await Task(operation: { try await turn.acquire() }).result else { return }
         rollback()
         unsafeTransaction?.transaction.isOpen = false
         unsafeTransaction?.finishSpan()

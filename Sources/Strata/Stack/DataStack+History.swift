@@ -47,9 +47,9 @@ extension DataStack {
                 guard try tables.exists(connection) else { continue }
                 let filter = HistoryStore.Filter(
                     // A token that names no position in this store reads it from its first transaction.
-                    after: token.map { $0.position(in: one.configuration, onlyStore: stores.count == 1) ?? 0 }, authors: authors,
+                    after: token.map { $0.positions[Self.historyKey(one, of: stores)] ?? 0 }, authors: authors,
                     excludingAuthors: excludingAuthors, entities: entityNames, limit: limit)
-                perStore.append(try tables.read(filter, configuration: one.configuration, on: connection))
+                perStore.append(try tables.read(filter, configuration: Self.historyKey(one, of: stores), on: connection))
             }
             return HistoryStore.merge(perStore, after: token, limit: limit)
         }
@@ -67,7 +67,7 @@ extension DataStack {
             for one in stores {
                 let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
                 guard try tables.exists(connection), let position = try tables.currentToken(connection) else { continue }
-                positions[one.configuration] = position
+                positions[Self.historyKey(one, of: stores)] = position
             }
             return positions.isEmpty ? nil : HistoryToken(positions: positions)
         }
@@ -80,8 +80,8 @@ extension DataStack {
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         try checkHistory()
-        return try await purgeEachStore { _, configuration, onlyStore, _ throws(StrataError) in
-            token.position(in: configuration, onlyStore: onlyStore)
+        return try await purgeEachStore { _, key, _ throws(StrataError) in
+            token.positions[key]
         }
     }
 
@@ -90,14 +90,14 @@ extension DataStack {
     @discardableResult
     public func purgeHistory(before date: Date) async throws -> Int {
         try checkHistory()
-        return try await purgeEachStore { tables, _, _, connection throws(StrataError) in
+        return try await purgeEachStore { tables, _, connection throws(StrataError) in
             try tables.firstToken(notBefore: date, on: connection)
         }
     }
 
     /// Purges each store's history that keeps one before the token `bound` gives for it (none: kept).
     private func purgeEachStore(
-        _ bound: @escaping @Sendable (HistoryStore, String, Bool, Connection) throws(StrataError) -> Int64?
+        _ bound: @escaping @Sendable (HistoryStore, String, Connection) throws(StrataError) -> Int64?
     ) async throws -> Int {
         try await writer.perform { tx in
             let stores = tx.stack.allStores
@@ -105,7 +105,7 @@ extension DataStack {
             for one in stores {
                 let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
                 guard try tables.exists(tx.connection),
-                    let token = try bound(tables, one.configuration, stores.count == 1, tx.connection)
+                    let token = try bound(tables, Self.historyKey(one, of: stores), tx.connection)
                 else { continue }
                 try tx.connection.lockForWriting(store: tx.connection.storeIndex(one.builder.schemaName))
                 deleted += try tables.purge(before: token, on: tx.connection)
@@ -129,6 +129,12 @@ extension DataStack {
     /// after `token` was purged, and ``StrataError/Code/historyUnavailable`` when the store keeps none.
     public func historyUpdates(after token: HistoryToken? = nil) -> HistoryUpdates {
         HistoryUpdates(stack: self, after: token)
+    }
+
+    /// A store's key in history tokens: its configuration's name (`""` for the default one); the only
+    /// store of a stack of one store is always `""`, whatever its configuration.
+    static func historyKey(_ store: StoreContext, of stores: [StoreContext]) -> String {
+        stores.count == 1 ? "" : store.configuration
     }
 
     func checkHistory() throws(StrataError) {

@@ -16,6 +16,21 @@ public struct ImportSummary: Sendable, Hashable {
     /// The sources of committed chunks superseded by a later source of their chunk with the same key.
     public internal(set) var superseded = 0
 
+    /// A summary with these counts (all 0 by default: nothing imported yet), for a test's expected
+    /// value or a mock's result.
+    public init(
+        sourcesRead: Int = 0, chunksCommitted: Int = 0, inserted: Int = 0, updated: Int = 0, unchanged: Int = 0,
+        skipped: Int = 0, superseded: Int = 0
+    ) {
+        self.sourcesRead = sourcesRead
+        self.chunksCommitted = chunksCommitted
+        self.inserted = inserted
+        self.updated = updated
+        self.unchanged = unchanged
+        self.skipped = skipped
+        self.superseded = superseded
+    }
+
     mutating func add<E: Entity>(_ result: ImportResult<E>) {
         chunksCommitted += 1
         inserted += result.insertedIDs.count

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What an import or a batch call did: the objects it created and updated, and the sources it skipped.
 ///
 /// The same IDs reach observers and the commit's ``ChangeSet``.
@@ -41,4 +43,10 @@ public struct ImportError: Error, CustomStringConvertible {
     public var description: String {
         "Importing source \(sourceIndex) into \(entity) failed, and the transaction rolled back: \(underlying)"
     }
+}
+
+/// Foundation's `localizedDescription` of an ``ImportError`` names the source and what went wrong
+/// (``ImportError/description``).
+extension ImportError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -117,6 +117,9 @@ extension Transaction {
                 }
                 let newID = try ids.allocate(description.name, connection)
                 try statement.bind(.integer(newID), at: 1)
+                // An upsert that updates leaves the last insert row ID as an earlier insert (of any
+                // table, any transaction) set it: cleared, it equals `newID` only after an insert.
+                connection.clearLastInsertRowID()
                 do {
                     while try statement.step() {}
                 } catch {

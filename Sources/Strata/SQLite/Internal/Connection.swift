@@ -280,6 +280,8 @@ final class Connection {
     /// so that none holds a read transaction open, and returns how many were.
     @discardableResult
     func resetActiveStatements() -> Int {
+        // A closed handle is freed: nothing to reset, and nothing may touch it.
+        guard !isClosed else { return 0 }
         var count = 0
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
@@ -332,14 +334,24 @@ final class Connection {
         return ""
     }
 
-    /// The number of rows the last statement changed.
-    var changes: Int { Int(sqlite3_changes64(handle)) }
+    // The accessors below read nothing once the connection is closed: its handle is freed.
 
-    /// The row ID of the last row an `INSERT` added (an upsert that updated leaves it as it was).
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// The number of rows the last statement changed.
+    var changes: Int { isClosed ? 0 : Int(sqlite3_changes64(handle)) }
+
+    /// The row ID of the last row an `INSERT` added, on any table, in any earlier statement: an upsert
+    /// that updated leaves it as it was (see ``clearLastInsertRowID()``).
+    var lastInsertRowID: Int64 { isClosed ? 0 : sqlite3_last_insert_rowid(handle) }
+
+    /// Sets ``lastInsertRowID`` to 0 (no row ID SQLite assigns), so that after the next statement it
+    /// tells whether that statement inserted a row.
+    func clearLastInsertRowID() {
+        guard !isClosed else { return }
+        sqlite3_set_last_insert_rowid(handle, 0)
+    }
 
     /// Whether a transaction is open.
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    var isInTransaction: Bool { !isClosed && sqlite3_get_autocommit(handle) == 0 }
 }
 
 @available(*, unavailable)
