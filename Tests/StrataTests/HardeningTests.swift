@@ -136,6 +136,47 @@ struct HardeningTests {
         #expect(try await second.fetchExisting(decoded)?.name == "second")
     }
 
+    @Test("a filter that compares with an ID from another store throws, whichever way it is written; nothing is deleted")
+    func foreignIDsInFilters() async throws {
+        let first = try await DataStack(coreSchema)
+        let second = try await DataStack(coreSchema)
+        let foreign = try await first.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "first" } }
+        let own = try await second.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "second" } }
+        _ = try await second.perform { tx in try tx.create(Into<CorePet>()) { $0.name = "Rex"; $0.owner = own.id } }
+        #expect(foreign.id.rawValue == own.id.rawValue)
+        let foreignID = foreign.id
+        let optionalForeign: CoreOwner.ID? = foreign.id
+        let filters: [Where<CoreOwner>] = [
+            \.id == foreignID, \.id != foreignID, .in(\.id, [own.id, foreignID]), .notIn(\.id, [foreignID]),
+            Where("id == %@", foreignID), Where("id IN %@", [foreignID]),
+            Where(#Predicate<CoreOwner> { $0.id == foreignID }),
+        ]
+        for filter in filters {
+            await expectStrataError(.invalidArgument) { _ = try await second.fetchAll(From<CoreOwner>().where(filter)) }
+            await expectStrataError(.invalidArgument) { _ = try await second.fetchCount(From<CoreOwner>().where(filter)) }
+            await expectStrataError(.invalidArgument) {
+                try await second.perform { tx in _ = try tx.deleteAll(From<CoreOwner>().where(filter)) }
+            }
+        }
+        let petFilters: [Where<CorePet>] = [\.owner == optionalForeign, \.owner ~ \.id == foreignID]
+        for filter in petFilters {
+            await expectStrataError(.invalidArgument) { _ = try await second.fetchIDs(From<CorePet>().where(filter)) }
+            await expectStrataError(.invalidArgument) {
+                for try await _ in second.fetchBatches(From<CorePet>().where(filter)) {}
+            }
+            await expectStrataError(.invalidArgument) {
+                _ = try await second.queryAttributes(From<CorePet>().where(filter).select(.attribute(\.name)))
+            }
+        }
+        #expect(try await second.fetchAll(From<CoreOwner>()).map(\.name) == ["second"])
+        #expect(try await second.fetchCount(From<CorePet>()) == 1)
+        // The store's own IDs, and bare row IDs, filter as before.
+        #expect(try await second.fetchAll(From<CoreOwner>().where(\.id == own.id)).map(\.name) == ["second"])
+        #expect(try await second.fetchCount(From<CorePet>().where(\.owner == own.id)) == 1)
+        #expect(try await second.fetchCount(From<CoreOwner>().where(\.id == CoreOwner.ID(rawValue: foreignID.rawValue))) == 1)
+        #expect(try await first.fetchCount(From<CoreOwner>().where(\.id == foreignID)) == 1)
+    }
+
     @Test("a store keeps its tag: IDs stay valid for another stack on the same file, and after reopening")
     func storeTagPersists() async throws {
         let directory = try TemporaryDirectory()

@@ -22,12 +22,13 @@ public struct RelatedPath<Root: Entity, Value>: Sendable {
         return Where(wrapped)
     }
 
-    func compare(_ op: SQLExpression.Comparison, _ value: DatabaseValue) -> Where<Root> {
+    func compare(_ op: SQLExpression.Comparison, _ value: DatabaseValue, of original: Any) -> Where<Root> {
         guard let column = try? column.get() else { return wrap(.constant(false)) }
         if value.isNull, op == .equal || op == .notEqual {
             return wrap(.isNull(.column(column), negated: op == .notEqual))
         }
-        return wrap(.compare(.column(column), op, .value(value)))
+        // An ID compared with is checked against the store the query runs on.
+        return Where(wrap(.compare(.column(column), op, .value(value))).expression.checkingStores(of: [original]))
     }
 }
 
@@ -91,18 +92,18 @@ extension Result {
 
 extension RelatedPath where Value: DatabaseValueConvertible {
     /// The related field equals the value (`nil` matches `NULL`).
-    public static func == (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.equal, rhs.databaseValue) }
+    public static func == (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.equal, rhs.databaseValue, of: rhs) }
     /// The related field differs from the value.
-    public static func != (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.notEqual, rhs.databaseValue) }
+    public static func != (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.notEqual, rhs.databaseValue, of: rhs) }
 }
 
 extension RelatedPath where Value: DatabaseValueConvertible & Comparable {
     /// The related field is less than the value.
-    public static func < (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.less, rhs.databaseValue) }
+    public static func < (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.less, rhs.databaseValue, of: rhs) }
     /// The related field is at most the value.
-    public static func <= (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.lessOrEqual, rhs.databaseValue) }
+    public static func <= (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.lessOrEqual, rhs.databaseValue, of: rhs) }
     /// The related field is greater than the value.
-    public static func > (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.greater, rhs.databaseValue) }
+    public static func > (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.greater, rhs.databaseValue, of: rhs) }
     /// The related field is at least the value.
-    public static func >= (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.greaterOrEqual, rhs.databaseValue) }
+    public static func >= (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.greaterOrEqual, rhs.databaseValue, of: rhs) }
 }

@@ -6,18 +6,22 @@ extension Where {
     /// The field's value is one of `values` (SQL `IN`). An empty list matches nothing.
     public static func `in`<V: DatabaseValueConvertible, S: Sequence>(_ keyPath: KeyPath<E, V>, _ values: S) -> Where<E>
     where S.Element == V {
-        Where(.inList(column(keyPath), values.map(\.databaseValue), negated: false))
+        let values = Array(values)
+        return Where(SQLExpression.inList(column(keyPath), values.map(\.databaseValue), negated: false).checkingStores(of: values))
     }
 
     /// The field's value is none of `values` (SQL `NOT IN`). An empty list matches everything.
     public static func notIn<V: DatabaseValueConvertible, S: Sequence>(_ keyPath: KeyPath<E, V>, _ values: S) -> Where<E>
     where S.Element == V {
-        Where(.inList(column(keyPath), values.map(\.databaseValue), negated: true))
+        let values = Array(values)
+        return Where(SQLExpression.inList(column(keyPath), values.map(\.databaseValue), negated: true).checkingStores(of: values))
     }
 
     /// The field lies in the closed range, both ends included (SQL `BETWEEN`).
     public static func between<V: DatabaseValueConvertible & Comparable>(_ keyPath: KeyPath<E, V>, _ range: ClosedRange<V>) -> Where<E> {
-        Where(.between(column(keyPath), .value(range.lowerBound.databaseValue), .value(range.upperBound.databaseValue)))
+        Where(
+            SQLExpression.between(column(keyPath), .value(range.lowerBound.databaseValue), .value(range.upperBound.databaseValue))
+                .checkingStores(of: [range.lowerBound, range.upperBound]))
     }
 
     /// The text field contains `substring`.

@@ -104,10 +104,24 @@ extension Where {
     /// Parses `format`; an invalid format string gives an invalid expression that throws when rendered.
     init(format: String, arguments: [(any Sendable)?]) {
         do throws(FormatError) {
-            self.init(try FormatParser.parse(format, arguments: arguments, entity: E.self))
+            // IDs among the arguments (alone or in collections) are checked against the store queried.
+            var values: [Any] = []
+            for argument in arguments {
+                guard let argument else { continue }
+                if argument is any StoreTaggedValue {
+                    values.append(argument)
+                } else if let sequence = argument as? any Sequence {
+                    values += Self.elements(of: sequence)
+                }
+            }
+            self.init(try FormatParser.parse(format, arguments: arguments, entity: E.self).checkingStores(of: values))
         } catch {
             self.init(.invalid(Self.formatError(error, in: format)))
         }
+    }
+
+    private static func elements<S: Sequence>(of sequence: S) -> [Any] {
+        sequence.map { $0 as Any }
     }
 
     /// A ``StrataError`` for a format error: the message, then the format string with a caret line.

@@ -9,7 +9,7 @@ extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
         if bound.isNull, op == .equal || op == .notEqual {
             return Where(.isNull(column, negated: op == .notEqual))
         }
-        return Where(.compare(column, op, .value(bound)))
+        return Where(SQLExpression.compare(column, op, .value(bound)).checkingStores(of: [value]))
     }
 
     fileprivate static func compare(

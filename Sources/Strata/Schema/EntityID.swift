@@ -130,3 +130,31 @@ extension EntityID: DatabaseValueConvertible {
         self.init(rawValue: value)
     }
 }
+
+/// A value that names an object of one store: an ID, or an optional ID. Filters note the store tags of
+/// the IDs they compare with, so that a query with an ID of another store throws instead of matching
+/// that store's object with the same row ID.
+protocol StoreTaggedValue {
+    /// The tag of the store the ID was read from; 0 for an ID made from a row ID, or `nil`.
+    var storeTagOfValue: UInt32 { get }
+}
+
+extension EntityID: StoreTaggedValue {
+    var storeTagOfValue: UInt32 { storeTag }
+}
+
+extension Optional: StoreTaggedValue where Wrapped: StoreTaggedValue {
+    var storeTagOfValue: UInt32 { self?.storeTagOfValue ?? 0 }
+}
+
+/// The store tags (other than 0) of the IDs among `values`, each once.
+func storeTags(of values: [Any]) -> [UInt32] {
+    var tags: [UInt32] = []
+    for value in values {
+        if let tagged = value as? any StoreTaggedValue {
+            let tag = tagged.storeTagOfValue
+            if tag != 0, !tags.contains(tag) { tags.append(tag) }
+        }
+    }
+    return tags
+}

@@ -36,12 +36,19 @@ extension DataStack {
     /// set), all from one consistent read. See ``FetchBatches``.
     public func fetchBatches<E: Entity>(_ from: From<E>) -> FetchBatches<E> {
         let store = self.store
+        let connectionTag = writer.storeTag
         let query = Result { () throws(StrataError) -> SQLQuery in
             _ = try store.entity(E.self)
-            guard store.isPartitioned || from.configurations != nil else { return try store.builder.select(from) }
-            // Rows of several stores (or of an attached one) carry their store's tag in a column.
-            let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
-            return try QueryBuilder.select(from, across: stores.map(\.branch))
+            let query: SQLQuery
+            if store.isPartitioned || from.configurations != nil {
+                // Rows of several stores (or of an attached one) carry their store's tag in a column.
+                let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
+                query = try QueryBuilder.select(from, across: stores.map(\.branch))
+            } else {
+                query = try store.builder.select(from)
+            }
+            try store.checkIDs(query, connectionTag: connectionTag)
+            return query
         }
         var prefetch: (@Sendable (inout [E], Connection) throws -> Void)?
         if !from.prefetches.isEmpty {

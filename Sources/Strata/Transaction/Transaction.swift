@@ -367,6 +367,7 @@ public final class Transaction: ReadContext {
             return ids.count
         }
         let query = try store.builder.delete(from)
+        try stack.checkIDs(query, connectionTag: connection.storeTag)
         let statement = try connection.cachedStatement(query.sql)
         try statement.bind(query.bindings)
         var deleted: [Int64] = []

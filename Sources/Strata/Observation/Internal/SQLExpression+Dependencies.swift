@@ -18,6 +18,7 @@ extension SQLExpression {
                 return targets.union([relationship.target])
             }
         case .value, .constant, .invalid: return []
+        case .storeChecked(_, let inner): return inner.dependencies(graph: graph, depth: depth)
         case .compare(let left, _, let right):
             return left.dependencies(graph: graph, depth: depth).union(right.dependencies(graph: graph, depth: depth))
         case .allOf(let operands), .anyOf(let operands):

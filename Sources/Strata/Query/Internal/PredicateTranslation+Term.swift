@@ -133,6 +133,7 @@ extension PredicateTranslator {
                 "value of type \(type(of: unwrapped))",
                 "only values of the types Strata stores (DatabaseValueConvertible) can be compared with fields.")
         }
+        if unwrapped is any StoreTaggedValue { capturedIDs.values.append(unwrapped) }
         return convertible.databaseValue
     }
 

@@ -19,16 +19,26 @@ struct PredicateTranslator<E: Entity> {
     /// What each variable in scope stands for: the predicate's input is the entity; a variable bound by
     /// optional chaining (`$0.email?.…`) is the unwrapped value.
     private let variables: [PredicateExpressions.VariableID: PredicateTerm]
+    /// The captured IDs the predicate compares with, noted as they become SQL values.
+    let capturedIDs: CapturedIDs
 
-    private init(variables: [PredicateExpressions.VariableID: PredicateTerm]) {
+    /// The captured values that are IDs: the query checks their stores (``SQLExpression/storeChecked(_:_:)``).
+    /// A class, so that the nested translators of one predicate share it; it lives for one translation.
+    final class CapturedIDs {
+        var values: [Any] = []
+    }
+
+    private init(variables: [PredicateExpressions.VariableID: PredicateTerm], capturedIDs: CapturedIDs) {
         self.variables = variables
+        self.capturedIDs = capturedIDs
     }
 
     /// The filter `predicate` describes, or an invalid expression carrying the reason it has none.
     static func translate(_ predicate: Predicate<E>) -> SQLExpression {
-        let translator = PredicateTranslator(variables: [predicate.variable.key: .entity])
+        let translator = PredicateTranslator(variables: [predicate.variable.key: .entity], capturedIDs: CapturedIDs())
         do {
             return try translator.condition(translator.translate(predicate.expression))
+                .checkingStores(of: translator.capturedIDs.values)
         } catch {
             return .invalid(error)
         }
@@ -51,7 +61,7 @@ struct PredicateTranslator<E: Entity> {
     func binding(_ variable: PredicateExpressions.VariableID, to term: PredicateTerm) -> PredicateTranslator<E> {
         var variables = self.variables
         variables[variable] = term
-        return PredicateTranslator(variables: variables)
+        return PredicateTranslator(variables: variables, capturedIDs: capturedIDs)
     }
 
     // MARK: Errors

@@ -58,6 +58,9 @@ extension QueryBuilder {
             try renderMembers(entity, index, condition, all: true, outer: qualifier, into: &query, depth: depth)
         case .invalid(let error):
             throw error
+        case .storeChecked(let tags, let inner):
+            for tag in tags where !query.idTags.contains(tag) { query.idTags.append(tag) }
+            try render(inner, qualifier: qualifier, into: &query, depth: depth)
         }
     }
 

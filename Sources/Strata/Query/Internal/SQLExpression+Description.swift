@@ -67,6 +67,8 @@ extension SQLExpression {
             return "\(quantifier) \(prefix)\(property) (\(condition.formatText(depth: next)))"
         case .invalid(let error):
             return "<invalid: \(error.message)>"
+        case .storeChecked(_, let inner):
+            return inner.formatText(prefix: prefix, depth: depth)
         }
     }
 
@@ -75,7 +77,7 @@ extension SQLExpression {
         case .anyOf: .or
         case .allOf: .and
         case .not: .not
-        case .related(_, _, _, let condition): condition.binding
+        case .related(_, _, _, let condition), .storeChecked(_, let condition): condition.binding
         default: .comparison
         }
     }

@@ -70,6 +70,15 @@ indirect enum SQLExpression: Sendable {
     case allRelated(entity: String, toMany: Int, property: String, SQLExpression)
     /// A part that could not be built; rendering throws its error.
     case invalid(StrataError)
+    /// `expression`, whose bound values include IDs read from the stores tagged `tags`: the query
+    /// notes them (``SQLQuery/idTags``), and running it on another store throws.
+    case storeChecked([UInt32], SQLExpression)
+
+    /// This expression, noting the store tags of the IDs among `values` (itself when there are none).
+    func checkingStores(of values: [Any]) -> SQLExpression {
+        let tags = storeTags(of: values)
+        return tags.isEmpty ? self : .storeChecked(tags, self)
+    }
 
     /// `lhs AND rhs`, with the operands of either side that is itself an `AND` taken into one list.
     static func and(_ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {

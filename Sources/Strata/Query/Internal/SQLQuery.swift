@@ -6,6 +6,9 @@ struct SQLQuery: Sendable {
     var aliasCount = 0
     /// The column of each row's store tag, in a read across several stores; -1 otherwise.
     var tagColumn: Int32 = -1
+    /// The store tags of the IDs among the bound values (see ``SQLExpression/storeChecked(_:_:)``): the
+    /// query may only run on those stores.
+    var idTags: [UInt32] = []
 
     init(sql: String, bindings: [DatabaseValue]) {
         self.sql = sql

@@ -106,3 +106,18 @@ extension StoreContext {
             entity: entity)
     }
 }
+
+extension StoreContext {
+    /// Refuses a query whose filter compares with an ID read from a store that is not one of this
+    /// stack's (``SQLQuery/idTags``): it would match that store's row ID here. `connectionTag` is the tag
+    /// of the store the query runs on (the only one of a stack of one store).
+    func checkIDs(_ query: SQLQuery, connectionTag: UInt32) throws(StrataError) {
+        for tag in query.idTags where tag != connectionTag && store(tagged: tag) == nil {
+            throw StrataError(
+                .invalidArgument,
+                "A filter compares with an ID from another store: IDs act only on the store they were read from "
+                    + "(another stack, or an in-memory store of its own). Look the object up in this store, or make "
+                    + "the ID with EntityID(rawValue:) if you mean this store's row with that number.")
+        }
+    }
+}

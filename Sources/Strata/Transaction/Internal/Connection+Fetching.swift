@@ -27,6 +27,7 @@ extension Connection {
 
     /// Runs the select of `from` and decodes its rows; prefetched objects are found through `main`.
     private func fetchAll<E: Entity>(_ from: From<E>, query: SQLQuery, prefetching main: StoreContext) throws -> [E] {
+        try main.checkIDs(query, connectionTag: storeTag)
         let statement = try cachedStatement(query.sql)
         statement.tagColumn = query.tagColumn
         // Reset on every path, so that no statement keeps a read transaction open after an error.
@@ -53,6 +54,7 @@ extension Connection {
         } else {
             query = try store.builder.count(from)
         }
+        try store.checkIDs(query, connectionTag: storeTag)
         let statement = try cachedStatement(query.sql)
         defer { statement.reset() }
         try statement.bind(query.bindings)
@@ -75,6 +77,7 @@ extension Connection {
         } else {
             query = try store.builder.select(from, idOnly: true)
         }
+        try store.checkIDs(query, connectionTag: storeTag)
         let statement = try cachedStatement(query.sql)
         defer { statement.reset() }
         try statement.bind(query.bindings)
@@ -153,8 +156,15 @@ extension Connection {
         return try QueryBuilder.select(query, across: stores.map(\.branch))
     }
 
-    func queryRows<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> [QueryRow] {
+    /// The SQL of a query, checked for IDs of other stores.
+    private func checkedSQL<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> SQLQuery {
         let sql = try querySQL(query, store: store)
+        try store.checkIDs(sql, connectionTag: storeTag)
+        return sql
+    }
+
+    func queryRows<E: Entity, R>(_ query: Query<E, R>, store: StoreContext) throws(StrataError) -> [QueryRow] {
+        let sql = try checkedSQL(query, store: store)
         let statement = try cachedStatement(sql.sql)
         defer { statement.reset() }
         try statement.bind(sql.bindings)
@@ -171,7 +181,7 @@ extension Connection {
     }
 
     func queryValue<E: Entity, T: DatabaseValueConvertible>(_ query: Query<E, T>, store: StoreContext) throws(StrataError) -> T? {
-        let sql = try querySQL(query, store: store)
+        let sql = try checkedSQL(query, store: store)
         let statement = try cachedStatement(sql.sql)
         defer { statement.reset() }
         try statement.bind(sql.bindings)
