@@ -44,6 +44,24 @@ struct ReadLeaseTests {
         #expect(ids.count == 3)
     }
 
+    @Test("closing the stack ends a fetchBatches iteration under way: its next batch throws stackClosed, and its connection is closed")
+    func batchesAfterClose() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: directory.path("batches.sqlite")))
+        try await stack.perform { tx in
+            for index in 0..<100 { try tx.create(Into<CorePet>()) { $0.name = "P\(index)" } }
+        }
+        var batches = stack.fetchBatches(From<CorePet>().tweak(.batchSize(10))).makeAsyncIterator()
+        #expect(try await batches.next()?.count == 10)
+        let executors = stack.cursors.executors
+        #expect(executors.count == 1)
+        await stack.close()
+        // The cursor's connection was closed with the stack: its thread ends without the iteration.
+        for executor in executors { await executor.stopped() }
+        await expectStrataError(.stackClosed) { _ = try await batches.next() }
+        #expect(try await batches.next() == nil)
+    }
+
     @Test("a read context whose closure throws halfway through a statement gives its reader back clean")
     func throwingReadContext() async throws {
         let stack = try await oneReaderStack()

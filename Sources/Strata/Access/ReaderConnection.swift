@@ -149,7 +149,11 @@ actor ReaderConnection {
     ) async throws -> (objects: [E], statements: Int) {
         try await interruptible { reader in
             Result { () throws -> (objects: [E], statements: Int) in
-                guard let statement = reader.cursor else { return ([], 0) }
+                guard let statement = reader.cursor else {
+                    // The stack closed the connection between two batches: the rest is not read.
+                    if reader.connection.isClosed { throw Connection.closedError }
+                    return ([], 0)
+                }
                 try Task.checkCancellation()
                 var batch: [E] = []
                 batch.reserveCapacity(count)

@@ -23,12 +23,18 @@ final class ReaderPool: Sendable {
     private let opened = Atomic<Int>(0)
     /// The executors of every connection opened, for tests of closing.
     private let created = Locked<[ThreadExecutor]>([])
+    /// The connections lent out now, when ``closesLeased`` (a pool of cursors, whose leases last across
+    /// the consumer's awaits): closing the pool closes them too.
+    private let leased = Locked<[ObjectIdentifier: ReaderConnection]>([:])
+    /// Whether ``close()`` also closes the connections lent out (see ``leased``).
+    private let closesLeased: Bool
     let capacity: Int
 
     init(
         files: StoreFiles, options: Connection.Options, capacity: Int, label: String = "strata.reader",
-        waitLog: WaitLog? = nil, metrics: StackMetrics.Pool? = nil, tracer: StackTracer? = nil
+        waitLog: WaitLog? = nil, metrics: StackMetrics.Pool? = nil, tracer: StackTracer? = nil, closesLeased: Bool = false
     ) {
+        self.closesLeased = closesLeased
         self.waitLog = waitLog
         self.metrics = metrics
         self.tracer = tracer
@@ -75,6 +81,7 @@ final class ReaderPool: Sendable {
         switch grant {
         case .resource(let reader):
             metrics?.inUse.increment()
+            noteLeased(reader)
             return reader
         case .create:
             do {
@@ -82,6 +89,7 @@ final class ReaderPool: Sendable {
                 let reader = try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
                 created.withLock { $0.append(reader.executor) }
                 metrics?.inUse.increment()
+                noteLeased(reader)
                 return reader
             } catch {
                 leases.creationFailed()
@@ -113,21 +121,40 @@ final class ReaderPool: Sendable {
     /// Gives a clean connection back; `false` when the pool is closed and the caller must close it.
     func giveBack(_ reader: ReaderConnection) -> Bool {
         metrics?.inUse.decrement()
+        noteReturned(reader)
         return leases.release(reader)
     }
 
     /// Forgets a connection that could not be cleaned (its owner closed it): a new one may be opened.
     func discard(_ reader: ReaderConnection) {
         metrics?.inUse.decrement()
+        noteReturned(reader)
         leases.creationFailed()
     }
 
-    /// Closes idle connections now and busy ones when their lease ends; waiting and later reads throw
-    /// ``StrataError/Code/stackClosed``.
+    private func noteLeased(_ reader: ReaderConnection) {
+        guard closesLeased else { return }
+        leased.withLock { $0[ObjectIdentifier(reader)] = reader }
+    }
+
+    private func noteReturned(_ reader: ReaderConnection) {
+        guard closesLeased else { return }
+        leased.withLock { $0[ObjectIdentifier(reader)] = nil }
+    }
+
+    /// Closes idle connections now and busy ones when their lease ends (a pool that ``closesLeased``:
+    /// now, after the call each runs); waiting and later reads throw ``StrataError/Code/stackClosed``.
     func close() async {
         var idle = leases.close(Connection.closedError)
         let executors = idle.map(\.executor)
         for reader in idle { await reader.close() }
+        // A pool of cursors closes the connections lent out too, each once the batch it reads (if any)
+        // is done: the next batch of their iteration throws `stackClosed`, and the files are free.
+        let lent = leased.withLock { leased in
+            defer { leased.removeAll() }
+            return Array(leased.values)
+        }
+        for reader in lent { await reader.close() }
         // A released connection runs its deinit on its executor (on a short-lived thread once the
         // executor stopped): wait for those threads too.
         idle.removeAll()

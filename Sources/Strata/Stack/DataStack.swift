@@ -189,7 +189,7 @@ public final class DataStack: Sendable {
             metrics: metrics?.readers, tracer: tracer)
         self.cursors = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumConcurrentBatchFetches,
-            label: "strata.cursor", waitLog: waitLog, metrics: metrics?.cursors, tracer: tracer)
+            label: "strata.cursor", waitLog: waitLog, metrics: metrics?.cursors, tracer: tracer, closesLeased: true)
         self.generationReaders = ReaderPool(
             files: files, options: readerOptions, capacity: configuration.maximumReadGenerations,
             label: "strata.generation", waitLog: waitLog, metrics: metrics?.generations, tracer: tracer)
@@ -267,9 +267,10 @@ public final class DataStack: Sendable {
     // MARK: Closing
 
     /// Waits for the running and queued transactions, closes every connection, ends the writer's and
-    /// the idle readers' threads (a reader busy in a read or a batch stream ends its thread when that
-    /// read ends), ends the ``ReadGeneration``s still held and, for an ``InMemoryStore``, removes its
-    /// files. Afterwards every call throws ``StrataError/Code/stackClosed`` (a held generation's too),
+    /// the idle readers' threads (a reader busy in a read ends its thread when that read ends; a
+    /// ``fetchBatches(_:)`` iteration under way loses its connection once its current batch is read, and
+    /// its next batch throws ``StrataError/Code/stackClosed``), ends the ``ReadGeneration``s still held
+    /// and, for an ``InMemoryStore``, removes its files. Afterwards every call throws ``StrataError/Code/stackClosed`` (a held generation's too),
     /// even while the `DataStack` value is still referenced.
     ///
     /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
