@@ -138,3 +138,31 @@ struct SeveralStoresHistoryTests {
         await stack.close()
     }
 }
+
+@Entity(name: "Label")
+struct StoreLabel {
+    @Field(.unique) var key: String = ""
+}
+
+@Suite("Several stores: unique keys", .timeLimit(.minutes(1)))
+struct SeveralStoresUniqueKeyTests {
+    @Test("uniqueIDs looks in the stores it is told to; a key found in two stores throws instead of picking one")
+    func uniqueIDsScoped() async throws {
+        let schema = Schema("V1", StoreLabel.self).configuration("A", StoreLabel.self).configuration("B", StoreLabel.self)
+        let stack = try await DataStack(schema, storages: [InMemoryStore().configuration("A"), InMemoryStore().configuration("B")])
+        let (inA, inB) = try await stack.perform { tx in
+            (try tx.create(Into<StoreLabel>("A")) { $0.key = "x" }.id, try tx.create(Into<StoreLabel>("B")) { $0.key = "x" }.id)
+        }
+        try await stack.perform { tx in _ = try tx.create(Into<StoreLabel>("B")) { $0.key = "y" } }
+        #expect(try await stack.perform { tx in try tx.uniqueIDs(StoreLabel.self, \.key, for: ["x"], in: From<StoreLabel>("A")) } == ["x": inA])
+        #expect(try await stack.perform { tx in try tx.uniqueIDs(StoreLabel.self, \.key, for: ["x"], in: From<StoreLabel>("B")) } == ["x": inB])
+        #expect(try await stack.perform { tx in try tx.uniqueIDs(StoreLabel.self, \.key, for: ["y", "z"]) }.keys.sorted() == ["y"])
+        let error = await expectStrataError(.invalidArgument) {
+            try await stack.perform { tx in try tx.uniqueIDs(StoreLabel.self, \.key, for: ["x"]) }
+        }
+        #expect(error?.message.contains("two stores") == true)
+        await expectStrataError(.storeNotFound) {
+            try await stack.perform { tx in try tx.uniqueIDs(StoreLabel.self, \.key, for: ["x"], in: From<StoreLabel>("C")) }
+        }
+    }
+}

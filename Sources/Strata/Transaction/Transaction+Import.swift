@@ -135,14 +135,47 @@ extension Transaction {
     /// The IDs of the objects of `E` whose unique field `keyPath` holds one of `keys`, by key, found a
     /// few hundred keys per query: for resolving the keys other sources name (books naming their
     /// author's key) before or while importing them.
+    ///
+    /// ```swift
+    /// let authors = try tx.uniqueIDs(Author.self, \.key, for: keys)
+    /// let shared = try tx.uniqueIDs(Author.self, \.key, for: keys, in: From<Author>("Shared"))
+    /// ```
+    /// - Parameters:
+    ///   - type: The entity.
+    ///   - keyPath: Its unique field.
+    ///   - keys: The keys to look up; keys no object holds are left out of the result.
+    ///   - from: Where to look: every store that holds `E` by default; `From<E>("Config")` for the stores
+    ///     of some configurations, and its filter, if any, narrows the objects further.
+    /// - Throws: ``StrataError/Code/invalidArgument`` when `keyPath` is not a unique field, or when a
+    ///   key is found in two of the stores read (a unique field is unique within each store: name one);
+    ///   ``StrataError/Code/storeNotFound`` for a configuration the stack has no store of.
     public func uniqueIDs<E: Entity, Key: DatabaseValueConvertible & Hashable, S: Sequence>(
-        _ type: E.Type, _ keyPath: KeyPath<E, Key>, for keys: S
+        _ type: E.Type, _ keyPath: KeyPath<E, Key>, for keys: S, in from: From<E> = From<E>()
     ) throws -> [Key: EntityID<E>] where S.Element == Key {
         try checkOpen()
-        try requireUniqueField(keyPath, try store.entity(E.self))
+        let entity = try store.entity(E.self)
+        try requireUniqueField(keyPath, entity)
+        let all = Array(Set(keys.map(\.databaseValue)))
+        let column = Where<E>.column(keyPath)
         var ids: [Key: EntityID<E>] = [:]
-        for (_, object) in try existingObjects(E.self, keyPath: keyPath, keys: Set(keys.map(\.databaseValue))) {
-            ids[object[keyPath: keyPath]] = object.id
+        var start = 0
+        while start < all.count {
+            let chunk = Array(all[start..<min(start + Self.importLookupChunk, all.count)])
+            let query = from.where(Where<E>(.inList(column, chunk, negated: false)))
+            for object in try connection.fetchAll(query, store: store) {
+                let key = object[keyPath: keyPath]
+                let id = object.id
+                // An entity's IDs are unique across the stack's stores: another ID is another store's.
+                if let other = ids[key], other != id {
+                    throw StrataError(
+                        .invalidArgument,
+                        "Key \(key) of \(entity.description.name) is in two stores (a unique field is unique within "
+                            + "each store); look in one with uniqueIDs(…, in: From<\(entity.description.name)>(\"Config\")).",
+                        entity: entity.description.name)
+                }
+                ids[key] = id
+            }
+            start += Self.importLookupChunk
         }
         return ids
     }
