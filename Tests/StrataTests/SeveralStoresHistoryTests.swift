@@ -125,6 +125,25 @@ struct SeveralStoresHistoryTests {
         await stack.close()
     }
 
+    @Test("two addStorage calls at once both add their store, one after the other; one after close throws stackClosed")
+    func concurrentAddStorage() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await DataStack(severalStoresSchema, storages: [SQLiteStore(path: directory.path("main.sqlite"))])
+        async let shared: Void = stack.addStorage(SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"))
+        async let cache: Void = stack.addStorage(SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"))
+        _ = try await (shared, cache)
+        try await stack.perform { tx in
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" }
+            try tx.create(Into<StoreNote>("Shared")) { $0.title = "shared" }
+        }
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 1)
+        #expect(try await stack.fetchCount(From<StoreNote>("Shared")) == 1)
+        await stack.close()
+        await expectStrataError(.stackClosed) {
+            try await stack.addStorage(InMemoryStore().configuration("Cache"))
+        }
+    }
+
     @Test("a transaction that writes to one store only does not lock or record in the others")
     func oneStoreTransaction() async throws {
         let directory = try TemporaryDirectory()

@@ -78,9 +78,13 @@ extension DataStack {
     ///   - storage: The store, named for its configuration (`.configuration("Archive")`).
     ///   - progress: Receives the added store's migration's progress, as at opening (see
     ///     ``MigrationProgress``); it finishes when `addStorage` returns or throws.
+    /// Stores are added one at a time: a call made while another adds a store waits for it.
+    ///
     /// - Throws: ``StrataError/Code/invalidArgument`` when the schema declares no configurations, the
     ///   configuration is not declared or already has a store, the file is one of the stack's, or the
     ///   stack holds 11 stores already; the errors of opening a store. The stack is unchanged then.
+    ///   `CancellationError` when the task is cancelled while it waits for another call to add its
+    ///   store; ``StrataError/Code/stackClosed`` when the stack closes meanwhile.
     public func addStorage(_ storage: some Storage, progress: MigrationProgress? = nil) async throws {
         defer { progress?.finish() }
         let location = try storage.location()
@@ -92,12 +96,11 @@ extension DataStack {
                     + "configurations with Schema.configuration(_:_:) to keep them in stores of their own.")
         }
         try schema.checkStorageConfiguration(key)
-        // One store is added at a time, so that two cannot take the same configuration, file or schema name.
-        let schemaName = try isAddingStore.withLock { (isAdding: inout Bool) throws(StrataError) -> String in
-            guard !isAdding else {
-                throw StrataError(
-                    .invalidArgument, "Another store is being added to the stack; add stores one after the other.")
-            }
+        // One store is added at a time, so that two cannot take the same configuration, file or schema
+        // name: a second call waits for the first (cancellably; a close ends the wait with stackClosed).
+        if try addingStore.tryAcquire() == nil { _ = try await addingStore.acquire() }
+        defer { _ = addingStore.release(()) }
+        let schemaName = try { () throws(StrataError) -> String in
             let current = store
             guard !current.allStores.contains(where: { $0.configuration == key }) else {
                 throw StrataError(
@@ -113,10 +116,8 @@ extension DataStack {
                     "A stack holds at most \(StoreLayout.maximumAttached + 1) stores (SQLite attaches at most "
                         + "\(StoreLayout.maximumAttached) databases to a connection).")
             }
-            isAdding = true
             return "store\(current.allStores.count)"
-        }
-        defer { isAddingStore.withLock { $0 = false } }
+        }()
         let planned = StoreLayout.Store(location: location, configuration: key, schemaName: schemaName)
         let tag = try await Self.prepareStore(
             planned, schema: schema, history: history, options: connectionOptions,

@@ -46,8 +46,8 @@ public final class DataStack: Sendable {
     /// What opening the stack was given, for ``addStorage(_:)``.
     let history: SchemaHistory?
     let connectionOptions: Connection.Options
-    /// Whether ``addStorage(_:)`` is adding a store now.
-    let isAddingStore: Locked<Bool>
+    /// The turn to add a store (``addStorage(_:progress:)``): one at a time.
+    let addingStore = LeasePool<Void>(idle: [()])
     let logger: Logger
     let observation: ObservationCenter
 
@@ -160,7 +160,6 @@ public final class DataStack: Sendable {
         self.path = location.path
         self.stores = StoreSource(store)
         self.history = history
-        self.isAddingStore = Locked(false)
         self.logger = configuration.logger
         self.feed = feed
         self.files = files
@@ -276,6 +275,7 @@ public final class DataStack: Sendable {
     /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
     /// must be free at a known point (before moving or deleting it, or at server shutdown).
     public func close() async {
+        _ = addingStore.close(Connection.closedError)
         await observation.close()
         await writer.close()
         await writer.executor.stopped()
