@@ -10,6 +10,10 @@ public struct UpsertPolicy<E: Entity>: Sendable {
     let kind: Kind
 
     /// Every field takes the new value (the key stays as it is).
+    ///
+    /// The new value of each field is what `configure` left on a new object: a field it does not set
+    /// takes its default (or its `dynamicInitialValue`, such as a creation date), overwriting the stored
+    /// value. To keep fields the source does not carry, name the others with ``update(_:)``.
     public static var updateAll: UpsertPolicy { UpsertPolicy(kind: .all) }
 
     /// The existing object is kept as it is; the source is skipped.
@@ -57,6 +61,10 @@ extension Transaction {
     /// statement per source. Returns the IDs inserted and updated (an update that would change nothing
     /// is skipped); observers and the commit's change set see them all. An update's fields in the result
     /// are those the policy writes.
+    ///
+    /// `configure` fills a new object, whether the row is then inserted or updated: with the default
+    /// ``UpsertPolicy/updateAll``, a field it leaves alone is written with its default value on update
+    /// too. Use ``UpsertPolicy/update(_:)`` to write only the fields the sources carry.
     ///
     /// It writes rows directly, so it takes entities without relationships and derived fields of their
     /// own (they may be the target of other entities' relationships); import others with
