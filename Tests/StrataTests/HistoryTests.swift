@@ -195,6 +195,24 @@ struct HistoryTests {
         #expect(several.description == "HistoryToken(default: 3, Cache: 5)")
     }
 
+    @Test("a token read from one file does not apply to a file made anew at the same path: that one is read from its start")
+    func tokenOfAnotherFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("remade.sqlite")
+        let first = try await makeHistoryStack(path: path).0
+        for name in ["a", "b", "c"] { try await first.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = name } } }
+        let stored = try JSONEncoder().encode(try #require(try await first.currentHistoryToken()))
+        await first.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let remade = try await makeHistoryStack(path: path).0
+        try await remade.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "new" } }
+        let token = try JSONDecoder().decode(HistoryToken.self, from: stored)
+        #expect(token.rawValue == 3)
+        // Position 3 of the old file: the new file's first transaction would be skipped by a bare number.
+        #expect(try await remade.history(after: token).map(\.token.rawValue) == [1])
+        #expect(try await remade.history(after: HistoryToken(rawValue: 3)).isEmpty)
+    }
+
     @Test("a store without history throws historyUnavailable; a store with history is recorded by every stack")
     func availability() async throws {
         let (plain, _) = try await makeStack()

@@ -86,6 +86,18 @@ struct SeveralStoresHistoryTests {
         #expect(try await cache.history().map(\.token) == [HistoryToken(rawValue: 1)])
         #expect(try await cache.history(after: HistoryToken(rawValue: 0)).map(\.token) == [HistoryToken(rawValue: 1)])
         #expect(try await cache.history(after: HistoryToken(rawValue: 1)).isEmpty)
+        // A token keeps the file of each position: the full stack's token applies to the stack of the
+        // cache alone (and back), through JSON too, whatever key each stack gives the file.
+        try await stack.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "main" } }
+        let full = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(try #require(try await stack.currentHistoryToken())))
+        #expect(full == HistoryToken(positions: ["": 1, "Cache": 1]))
+        #expect(try await cache.history(after: full).isEmpty)
+        try await cache.perform(author: "cache") { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "d.png" } }
+        let fromCache = try await cache.history(after: full)
+        #expect(fromCache.map(\.token) == [HistoryToken(rawValue: 2)])
+        // The cache's token names the cache file alone: the full stack reads its other stores from their start.
+        #expect(try await stack.history(after: fromCache[0].token).map(\.configuration) == [nil])
+        #expect(try await stack.history(after: full).map(\.configuration) == ["Cache"])
         await cache.close()
         await stack.close()
     }

@@ -20,17 +20,26 @@ public struct HistoryToken: Sendable, Hashable, Codable, CustomStringConvertible
     /// The position reached in each store's history (the token of its last transaction read), by
     /// configuration name: `""` for the default configuration, and for the only store of a stack of one.
     public let positions: [String: Int64]
+    /// For the positions read from a stack: the tag of the store file each belongs to (a random number
+    /// the file keeps), so that a position is applied to the file it was read from whatever key another
+    /// stack gives that file, and never to another file (one made anew, say).
+    let storeTags: [String: UInt32]
 
     /// A token from its positions, by configuration name (`""` for the default configuration).
     /// Negative positions count as 0.
     public init(positions: [String: Int64]) {
+        self.init(positions: positions, storeTags: [:])
+    }
+
+    init(positions: [String: Int64], storeTags: [String: UInt32]) {
         self.positions = positions.mapValues { max(0, $0) }
+        self.storeTags = storeTags.filter { positions[$0.key] != nil && $0.value != 0 }
     }
 
     /// The token of a stack of one store (or of the default store of a stack of several) from its
     /// position, as ``rawValue`` gave it: a stored number, say. A negative number counts as 0.
     public init(rawValue: Int64) {
-        positions = ["": max(0, rawValue)]
+        self.init(positions: ["": rawValue])
     }
 
     /// The position of a token of a stack of one store (or of the default store alone); `nil` for a
@@ -46,37 +55,84 @@ public struct HistoryToken: Sendable, Hashable, Codable, CustomStringConvertible
         positions[configuration ?? ""]
     }
 
-    /// This token moved on past `position` in the store of `configuration`.
-    func advanced(in configuration: String, to position: Int64) -> HistoryToken {
-        var positions = self.positions
-        positions[configuration] = position
-        return HistoryToken(positions: positions)
+    /// Two tokens are equal when they hold the same positions.
+    public static func == (lhs: HistoryToken, rhs: HistoryToken) -> Bool {
+        lhs.positions == rhs.positions
     }
 
-    /// Encodes a token of the default configuration alone as a bare number, any other as an object.
-    /// Decoding refuses a negative position (no token has one).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(positions)
+    }
+
+    /// The position this token holds in the history of a store that a stack keys `key` and whose file
+    /// is tagged `tag` (0: unknown): the one read from that file, under whatever key; otherwise the one
+    /// under `key`, unless the token says it was read from another file (then none: the store is read
+    /// from its start).
+    func position(key: String, tag: UInt32) -> Int64? {
+        if tag != 0 {
+            if let entry = storeTags.first(where: { $0.value == tag }), let position = positions[entry.key] { return position }
+            if let known = storeTags[key], known != tag { return nil }
+        }
+        return positions[key]
+    }
+
+    /// This token moved on past `position` in the store keyed `key`, whose file is tagged `tag`.
+    func advanced(in key: String, tag: UInt32, to position: Int64) -> HistoryToken {
+        var positions = self.positions
+        var tags = storeTags
+        if tag != 0 {
+            // The same file under another key (a token of a stack that keys it otherwise): one entry.
+            for (other, otherTag) in tags where otherTag == tag && other != key {
+                positions[other] = nil
+                tags[other] = nil
+            }
+            tags[key] = tag
+        }
+        positions[key] = position
+        return HistoryToken(positions: positions, storeTags: tags)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case positions, stores
+    }
+
+    /// Decodes any of the forms ``encode(to:)`` writes (and the bare numbers and position objects of
+    /// earlier versions). Decoding refuses a negative position (no token has one).
     public init(from decoder: any Decoder) throws {
-        let single = try decoder.singleValueContainer()
-        let positions: [String: Int64]
-        if let number = try? single.decode(Int64.self) {
+        var positions: [String: Int64]
+        var tags: [String: UInt32] = [:]
+        if let single = try? decoder.singleValueContainer(), let number = try? single.decode(Int64.self) {
             positions = ["": number]
+        } else if let single = try? decoder.singleValueContainer(), let plain = try? single.decode([String: Int64].self) {
+            positions = plain
         } else {
-            positions = try single.decode([String: Int64].self)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            positions = try container.decode([String: Int64].self, forKey: .positions)
+            tags = try container.decodeIfPresent([String: UInt32].self, forKey: .stores) ?? [:]
         }
         guard positions.values.allSatisfy({ $0 >= 0 }) else {
-            throw DecodingError.dataCorruptedError(
-                in: single, debugDescription: "A history token's positions are never negative: \(positions)")
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: decoder.codingPath, debugDescription: "A history token's positions are never negative: \(positions)"))
         }
-        self.positions = positions
+        self.init(positions: positions, storeTags: tags)
     }
 
+    /// Encodes a token of the default configuration alone, without store tags, as a bare number; one of
+    /// several stores without tags as an object of positions by configuration; a token read from a
+    /// stack as `{"positions": {…}, "stores": {…}}` with the tag of each position's store file.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        if positions.count == 1, let number = positions[""] {
-            try container.encode(number)
-        } else {
-            try container.encode(positions)
+        if storeTags.isEmpty {
+            var container = encoder.singleValueContainer()
+            if positions.count == 1, let number = positions[""] {
+                try container.encode(number)
+            } else {
+                try container.encode(positions)
+            }
+            return
         }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(positions, forKey: .positions)
+        try container.encode(storeTags, forKey: .stores)
     }
 
     public var description: String {

@@ -23,6 +23,8 @@ public struct HistoryTransaction: Sendable, Identifiable, Equatable {
     /// The configuration's key (`""` for the default one) and the transaction's number in that store.
     let storeConfiguration: String
     let storePosition: Int64
+    /// The tag of the store file that recorded it (0 when not known).
+    let storeTag: UInt32
     /// When it was committed.
     public let date: Date
     /// Its author: ``DataStack/perform(author:_:)``'s, or ``TransactionAuthor/current`` when it committed.
@@ -39,11 +41,12 @@ public struct HistoryTransaction: Sendable, Identifiable, Equatable {
     public var id: HistoryToken { HistoryToken(positions: [storeConfiguration: storePosition]) }
 
     init(
-        token: HistoryToken, configuration: String, storePosition: Int64, date: Date, author: String?,
-        contextName: String?, changes: ChangeSet
+        token: HistoryToken, configuration: String, storeTag: UInt32 = 0, storePosition: Int64, date: Date,
+        author: String?, contextName: String?, changes: ChangeSet
     ) {
         self.token = token
         self.storeConfiguration = configuration
+        self.storeTag = storeTag
         self.storePosition = storePosition
         self.date = date
         self.author = author

@@ -39,17 +39,20 @@ extension DataStack {
     ) async throws -> [HistoryTransaction] {
         try checkHistory()
         let stores = store.allStores
+        let writerTag = writer.storeTag
         let entityNames = entities.map { Set($0.map { $0.entityDescription.name }) }
         return try await readers.read { connection throws(StrataError) in
             var perStore: [[HistoryTransaction]] = []
             for one in stores {
                 let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
                 guard try tables.exists(connection) else { continue }
+                let key = Self.historyKey(one, of: stores)
+                let tag = Self.historyTag(one, of: stores, writerTag: writerTag)
                 let filter = HistoryStore.Filter(
                     // A token that names no position in this store reads it from its first transaction.
-                    after: token.map { $0.positions[Self.historyKey(one, of: stores)] ?? 0 }, authors: authors,
+                    after: token.map { $0.position(key: key, tag: tag) ?? 0 }, authors: authors,
                     excludingAuthors: excludingAuthors, entities: entityNames, limit: limit)
-                perStore.append(try tables.read(filter, configuration: Self.historyKey(one, of: stores), on: connection))
+                perStore.append(try tables.read(filter, configuration: key, tag: tag, on: connection))
             }
             return HistoryStore.merge(perStore, after: token, limit: limit)
         }
@@ -62,14 +65,18 @@ extension DataStack {
     public func currentHistoryToken() async throws -> HistoryToken? {
         try checkHistory()
         let stores = store.allStores
+        let writerTag = writer.storeTag
         return try await readers.read { connection throws(StrataError) -> HistoryToken? in
             var positions: [String: Int64] = [:]
+            var tags: [String: UInt32] = [:]
             for one in stores {
                 let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
                 guard try tables.exists(connection), let position = try tables.currentToken(connection) else { continue }
-                positions[Self.historyKey(one, of: stores)] = position
+                let key = Self.historyKey(one, of: stores)
+                positions[key] = position
+                tags[key] = Self.historyTag(one, of: stores, writerTag: writerTag)
             }
-            return positions.isEmpty ? nil : HistoryToken(positions: positions)
+            return positions.isEmpty ? nil : HistoryToken(positions: positions, storeTags: tags)
         }
     }
 
@@ -80,8 +87,8 @@ extension DataStack {
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         try checkHistory()
-        return try await purgeEachStore { _, key, _ throws(StrataError) in
-            token.positions[key]
+        return try await purgeEachStore { _, key, tag, _ throws(StrataError) in
+            token.position(key: key, tag: tag)
         }
     }
 
@@ -90,22 +97,25 @@ extension DataStack {
     @discardableResult
     public func purgeHistory(before date: Date) async throws -> Int {
         try checkHistory()
-        return try await purgeEachStore { tables, _, connection throws(StrataError) in
+        return try await purgeEachStore { tables, _, _, connection throws(StrataError) in
             try tables.firstToken(notBefore: date, on: connection)
         }
     }
 
     /// Purges each store's history that keeps one before the token `bound` gives for it (none: kept).
     private func purgeEachStore(
-        _ bound: @escaping @Sendable (HistoryStore, String, Connection) throws(StrataError) -> Int64?
+        _ bound: @escaping @Sendable (HistoryStore, String, UInt32, Connection) throws(StrataError) -> Int64?
     ) async throws -> Int {
-        try await writer.perform { tx in
+        let writerTag = writer.storeTag
+        return try await writer.perform { tx in
             let stores = tx.stack.allStores
             var deleted = 0
             for one in stores {
                 let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
                 guard try tables.exists(tx.connection),
-                    let token = try bound(tables, Self.historyKey(one, of: stores), tx.connection)
+                    let token = try bound(
+                        tables, Self.historyKey(one, of: stores), Self.historyTag(one, of: stores, writerTag: writerTag),
+                        tx.connection)
                 else { continue }
                 try tx.connection.lockForWriting(store: tx.connection.storeIndex(one.builder.schemaName))
                 deleted += try tables.purge(before: token, on: tx.connection)
@@ -135,6 +145,11 @@ extension DataStack {
     /// store of a stack of one store is always `""`, whatever its configuration.
     static func historyKey(_ store: StoreContext, of stores: [StoreContext]) -> String {
         stores.count == 1 ? "" : store.configuration
+    }
+
+    /// The tag of a store's file: a stack of one store keeps it on its connection (its context's is 0).
+    static func historyTag(_ store: StoreContext, of stores: [StoreContext], writerTag: UInt32) -> UInt32 {
+        stores.count == 1 || store.tag == 0 ? writerTag : store.tag
     }
 
     func checkHistory() throws(StrataError) {

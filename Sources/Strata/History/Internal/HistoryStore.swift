@@ -143,7 +143,9 @@ struct HistoryStore: Sendable {
     ///
     /// Each transaction's token names this store alone (`configuration` its key): a reader of several
     /// stores merges them (``HistoryToken/merging(_:)``).
-    func read(_ filter: Filter, configuration: String, on connection: Connection) throws(StrataError) -> [HistoryTransaction] {
+    func read(
+        _ filter: Filter, configuration: String, tag: UInt32 = 0, on connection: Connection
+    ) throws(StrataError) -> [HistoryTransaction] {
         if let after = filter.after {
             let purged = try purgedThrough(connection)
             if after < purged {
@@ -191,8 +193,8 @@ struct HistoryStore: Sendable {
             anyPreserved = anyPreserved || changes.entities.values.contains { !$0.deleted.isEmpty }
             found.append(
                 HistoryTransaction(
-                    token: HistoryToken(positions: [configuration: token]), configuration: configuration,
-                    storePosition: token, date: Date(timeIntervalSince1970: timestamp),
+                    token: HistoryToken(positions: [configuration: token], storeTags: [configuration: tag]),
+                    configuration: configuration, storeTag: tag, storePosition: token, date: Date(timeIntervalSince1970: timestamp),
                     author: statement.value(at: 2).text, contextName: statement.value(at: 3).text, changes: changes))
         }
         if anyPreserved, let first = found.first?.storePosition, let last = found.last?.storePosition {
@@ -213,7 +215,8 @@ struct HistoryStore: Sendable {
             guard var only = nonEmpty.first else { return [] }
             if perStore.count > 1 {
                 for index in only.indices {
-                    reached = reached.advanced(in: only[index].storeConfiguration, to: only[index].storePosition)
+                    reached = reached.advanced(
+                        in: only[index].storeConfiguration, tag: only[index].storeTag, to: only[index].storePosition)
                     only[index].token = reached
                 }
             }
@@ -230,7 +233,7 @@ struct HistoryStore: Sendable {
             }
             var transaction = nonEmpty[pick][next[pick]]
             next[pick] += 1
-            reached = reached.advanced(in: transaction.storeConfiguration, to: transaction.storePosition)
+            reached = reached.advanced(in: transaction.storeConfiguration, tag: transaction.storeTag, to: transaction.storePosition)
             transaction.token = reached
             merged.append(transaction)
         }
