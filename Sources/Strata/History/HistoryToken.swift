@@ -4,13 +4,18 @@
 /// one position per store, keyed by the store's configuration (`""` for the default one); the only
 /// store of a stack of one store is always keyed `""`, and its position is ``rawValue``. Positions grow
 /// with every recorded commit, whichever process made it, and are never reused, even after
-/// ``DataStack/purgeHistory(before:)-(HistoryToken)`` removed older history. A store the token does not
-/// name is read from its first recorded transaction.
+/// ``DataStack/purgeHistory(before:)-(HistoryToken)`` removed older history.
+///
+/// A token read from a stack also keeps the tag of the store file each position belongs to (a random
+/// number the file keeps), so a position applies to that file whatever key another stack gives it (a
+/// stack that opens one of the files alone), and never to another file: a store made anew at the same
+/// path, or one the token does not name, is read from its first recorded transaction.
 ///
 /// Tokens are `Codable`: a sync service or an app extension stores the token of the last transaction
 /// it processed and resumes from it with ``DataStack/history(after:authors:excludingAuthors:entities:limit:)``
-/// or ``DataStack/historyUpdates(after:)``, even after a restart. A token of the default store alone
-/// encodes as a bare number; one of several stores as an object keyed by configuration.
+/// or ``DataStack/historyUpdates(after:)``, even after a restart. A token read from a stack encodes as
+/// `{"positions": {…}, "stores": {…}}`; one made from positions alone as a bare number (the default
+/// store's) or an object of positions by configuration.
 ///
 /// ```swift
 /// let data = try JSONEncoder().encode(transaction.token)
