@@ -78,12 +78,12 @@ extension MetricsTracingTests {
     func refusedTransactionCounts() async throws {
         let instruments = Instruments()
         let stack = try await instruments.stack()
-        let unsafe = try await stack.beginUnsafe()
-        await expectStrataError(.reentrantTransaction) {
-            try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "A" } }
+        try await stack.withUnsafeTransaction { _ in
+            await expectStrataError(.reentrantTransaction) {
+                try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "A" } }
+            }
+            await expectStrataError(.reentrantTransaction) { _ = try await stack.beginUnsafe() }
         }
-        await expectStrataError(.reentrantTransaction) { _ = try await stack.beginUnsafe() }
-        await unsafe.end()
         #expect(try instruments.transactions("refused") == 2)
         #expect(try instruments.transactions("cancelled") == 0)
         try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "B" } }

@@ -71,19 +71,60 @@ struct TaskContextTests {
         #expect(try await stack.fetchCount(From<CoreOwner>()) == 0)
     }
 
-    @Test("awaiting perform while the same task holds an unsafe transaction throws instead of waiting forever")
+    @Test("awaiting perform inside withUnsafeTransaction throws instead of waiting forever")
     func reentrantPerform() async throws {
         let stack = try await DataStack(coreSchema)
-        let unsafe = try await stack.beginUnsafe()
-        try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
-        let error = await expectStrataError(.reentrantTransaction) {
-            try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } }
+        try await stack.withUnsafeTransaction { unsafe in
+            try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+            let error = await expectStrataError(.reentrantTransaction) {
+                try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } }
+            }
+            #expect(error?.message.contains("unsafe transaction") == true)
+            await expectStrataError(.reentrantTransaction) { _ = try await stack.beginUnsafe() }
+            try await unsafe.commit()
         }
-        #expect(error?.message.contains("unsafe transaction") == true)
-        try await unsafe.commit()
-        await unsafe.end()
         // Once it ended, the same task's transactions run again.
         try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Cid" } }
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 2)
+    }
+
+    @Test("a task started inside withUnsafeTransaction writes once the unsafe transaction has ended")
+    func taskStartedInScopeWritesLater() async throws {
+        let stack = try await DataStack(coreSchema)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let spawned = try await stack.withUnsafeTransaction { unsafe in
+            try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } }
+            try await unsafe.commit()
+            return Task {
+                var wait = gate.makeAsyncIterator()
+                await wait.next()
+                try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } }
+            }
+        }
+        open.yield()
+        try await spawned.value
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 2)
+    }
+
+    @Test("tasks that never held an unsafe transaction wait for it, even after the task that began it ended")
+    func unrelatedTasksWaitForUnsafe() async throws {
+        let stack = try await DataStack(coreSchema)
+        // Begun in a task that ends at once: later tasks may reuse its address.
+        let unsafe = try await Task { try await stack.beginUnsafe() }.value
+        for _ in 0..<100 {
+            let waiting = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "x" } } }
+            await stack.writer.waitForTurnWaiters(1)
+            waiting.cancel()
+            let result = await waiting.result
+            #expect(throws: CancellationError.self) { try result.get() }
+        }
+        // Another task's use of the transaction changes nothing: a new task's perform waits for its end.
+        try await Task { try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } } }.value
+        let after = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } } }
+        await stack.writer.waitForTurnWaiters(1)
+        try await unsafe.commit()
+        await unsafe.end()
+        try await after.value
         #expect(try await stack.fetchCount(From<CoreOwner>()) == 2)
     }
 

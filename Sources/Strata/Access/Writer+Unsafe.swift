@@ -20,7 +20,7 @@ extension Writer {
                 try checkNotHoldingUnsafe()
                 try await takeTurn()
             }
-            return (try await startUnsafe(holder: Self.currentTask, span: span), span)
+            return (try await startUnsafe(span: span), span)
         } catch {
             if let span { StackTracer.finish(span, error: error) }
             throw error
@@ -28,7 +28,7 @@ extension Writer {
     }
 
     /// Starts an unsafe transaction for a caller that holds the turn.
-    private func startUnsafe(holder: Int?, span: (any Span)?) throws -> UInt64 {
+    private func startUnsafe(span: (any Span)?) throws -> UInt64 {
         if connection.isClosed {
             passTurn()
             throw Connection.closedError
@@ -40,17 +40,15 @@ extension Writer {
                 connection: connection, store: store, ids: ids, preserved: preserved, routes: routes,
                 splitsChanges: history?.isPerStore ?? false),
             span: span)
-        unsafeHolder.withLock { $0 = holder }
+        openUnsafeToken.withLock { $0 = token }
         return token
     }
 
-    /// The unsafe transaction of `token`, noting the calling task as the one that holds it.
+    /// The unsafe transaction of `token`.
     private func unsafe(_ token: UInt64) throws(StrataError) -> Transaction {
         guard let hold = unsafeTransaction, hold.token == token else {
             throw StrataError(.transactionClosed, "This unsafe transaction has ended; begin a new one.")
         }
-        let current = Self.currentTask
-        unsafeHolder.withLock { $0 = current }
         return hold.transaction
     }
 
@@ -139,7 +137,7 @@ extension Writer {
         rollback()
         hold.transaction.isOpen = false
         unsafeTransaction = nil
-        unsafeHolder.withLock { $0 = nil }
+        openUnsafeToken.withLock { $0 = nil }
         passTurn()
         hold.finishSpan()
     }

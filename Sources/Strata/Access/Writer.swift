@@ -51,7 +51,8 @@ actor Writer {
     var nextToken: UInt64 = 1
     /// The task that used the unsafe transaction last, while one holds the turn; read before a
     /// transaction waits for the turn, off the writer's thread.
-    let unsafeHolder = Locked<Int?>(nil)
+    /// The token of the open unsafe transaction, readable from any task (see `checkNotHoldingUnsafe`).
+    let openUnsafeToken = Locked<UInt64?>(nil)
 
     /// The unsafe transaction that holds the turn.
     struct UnsafeHold {
@@ -177,7 +178,7 @@ actor Writer {
         unsafeTransaction?.transaction.isOpen = false
         unsafeTransaction?.finishSpan()
         unsafeTransaction = nil
-        unsafeHolder.withLock { $0 = nil }
+        openUnsafeToken.withLock { $0 = nil }
         connection.close()
         _ = turn.close(Connection.closedError)
         // The thread ends once this job returns; a later call runs on a short-lived thread and throws.
@@ -347,26 +348,31 @@ actor Writer {
 
     // MARK: Reentrancy
 
-    /// A transaction of this stack awaited by the task that holds its unsafe transaction would wait for
-    /// the turn that task holds, forever: it throws instead.
+    /// A transaction of this stack awaited inside ``DataStack/withUnsafeTransaction(_:)`` (or a task
+    /// started there) while that unsafe transaction is open would wait for the turn it holds, forever:
+    /// it throws instead.
+    ///
+    /// Only the scope's task-local value tells: Swift gives a task no identity that outlives it (its
+    /// address is reused by later tasks), so a check by task would refuse unrelated tasks.
     nonisolated func checkNotHoldingUnsafe() throws(StrataError) {
-        let inScope = UnsafeTransactionScope.writer.map { ObjectIdentifier($0) == ObjectIdentifier(self) } ?? false
-        let isHolder = unsafeHolder.withLock { holder in holder != nil && holder == Self.currentTask }
-        guard inScope || isHolder else { return }
+        guard let scope = UnsafeTransactionScope.current, scope.writer === self,
+            openUnsafeToken.withLock({ $0 }) == scope.token
+        else { return }
         throw StrataError(
             .reentrantTransaction,
-            "This task holds an unsafe transaction of the same stack, so a transaction would wait for it "
-                + "forever. Do the work in the unsafe transaction's perform, or end it first.")
-    }
-
-    /// The identity of the running task (its hash, which is its address's), or `nil` outside a task.
-    static var currentTask: Int? {
-        withUnsafeCurrentTask { $0?.hashValue }
+            "This task runs inside an unsafe transaction of the same stack (withUnsafeTransaction), so a "
+                + "transaction would wait for it forever. Do the work in the unsafe transaction's perform, or "
+                + "after withUnsafeTransaction returns.")
     }
 }
 
-/// The writer whose unsafe transaction the current task holds, inside
-/// ``DataStack/withUnsafeTransaction(_:)`` (child tasks inherit it).
+/// The unsafe transaction whose ``DataStack/withUnsafeTransaction(_:)`` closure the current task runs
+/// in (child tasks and tasks started there inherit it; it counts while that transaction is open).
 enum UnsafeTransactionScope {
-    @TaskLocal static var writer: Writer?
+    struct Scope: Sendable {
+        let writer: Writer
+        let token: UInt64
+    }
+
+    @TaskLocal static var current: Scope?
 }

@@ -75,9 +75,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let deleteDenied = Code(.deleteDenied)
         /// The data stack was closed.
         public static let stackClosed = Code(.stackClosed)
-        /// A task that holds an unsafe transaction awaited a transaction of the same stack, which would
-        /// wait for the unsafe transaction to end, forever. Do the work in the unsafe transaction, or
-        /// end it first.
+        /// A task inside ``DataStack/withUnsafeTransaction(_:)`` (or started there) awaited a transaction
+        /// of the same stack, which would wait for the unsafe transaction to end, forever. Do the work in
+        /// the unsafe transaction, or after it.
         public static let reentrantTransaction = Code(.reentrantTransaction)
         /// The store keeps no persistent history: turn it on with ``DataStack/Configuration/history``.
         public static let historyUnavailable = Code(.historyUnavailable)

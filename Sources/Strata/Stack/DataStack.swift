@@ -210,8 +210,8 @@ public final class DataStack: Sendable {
     /// longer undoes it.
     ///
     /// - Returns: Whatever the closure returns, which must be `Sendable` (IDs, snapshots, counts).
-    /// - Throws: ``StrataError/Code/reentrantTransaction`` when the calling task holds an unsafe
-    ///   transaction of this stack (the call would wait for it forever).
+    /// - Throws: ``StrataError/Code/reentrantTransaction`` when the calling task runs inside this
+    ///   stack's ``withUnsafeTransaction(_:)`` (the call would wait for it forever).
     @discardableResult
     public func perform<T: Sendable>(_ body: @Sendable (Transaction) throws -> T) async throws -> T {
         try await writer.perform(body)
@@ -221,10 +221,12 @@ public final class DataStack: Sendable {
     ///
     /// An unsafe transaction holds the writer from `beginUnsafe()` until ``UnsafeTransaction/end()``:
     /// other transactions wait for their turn meanwhile, while reads go on and see only what was
-    /// committed. A ``perform(_:)`` awaited by the task that uses the unsafe transaction would wait for
-    /// it forever, so it throws ``StrataError/Code/reentrantTransaction`` instead. Prefer
-    /// ``withUnsafeTransaction(_:)``, which ends the transaction for you and also catches such calls
-    /// from child tasks.
+    /// committed. Every other transaction waits for `end()`, those of the task that began it included:
+    /// Swift gives a task no identity that outlives it, so the stack cannot tell that task from a later
+    /// one, and end the transaction before awaiting ``perform(_:)``. Prefer
+    /// ``withUnsafeTransaction(_:)``, which ends the transaction for you, and inside which (and in tasks
+    /// started there while it runs) ``perform(_:)`` throws ``StrataError/Code/reentrantTransaction``
+    /// instead of waiting forever.
     ///
     /// With a tracer, a `strata.unsafe_transaction` span, a child of the calling task's span, covers it
     /// from the wait for the writer to ``UnsafeTransaction/end()``, with its commit count.
@@ -252,7 +254,8 @@ public final class DataStack: Sendable {
     ) async throws -> T {
         let unsafe = try await beginUnsafe()
         do {
-            let result = try await UnsafeTransactionScope.$writer.withValue(writer) {
+            let scope = UnsafeTransactionScope.Scope(writer: writer, token: unsafe.token)
+            let result = try await UnsafeTransactionScope.$current.withValue(scope) {
                 try await StackTracer.within(unsafe.span) { try await body(unsafe) }
             }
             await unsafe.end()

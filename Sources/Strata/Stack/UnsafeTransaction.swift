@@ -17,7 +17,7 @@ import Tracing
 /// Ending it, or letting it go, rolls back whatever was not committed.
 public final class UnsafeTransaction: Sendable {
     private let writer: Writer
-    private let token: UInt64
+    let token: UInt64
     /// Its `strata.unsafe_transaction` span, with a tracer (the writer ends it).
     let span: (any Span)?
 
