@@ -19,6 +19,55 @@ struct ObjectPublisherTests {
         #expect(try await iterator.next() == nil)
     }
 
+    @Test("an object publisher that reported the deletion stops counting as active at once, its iterator still held")
+    func finishedObjectPublisherInactive() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        var iterator = stack.objectPublisher(person).makeAsyncIterator()
+        var fields = stack.objectPublisher(person.id, fields: \.name).makeAsyncIterator()
+        #expect(try await iterator.next()??.name == "Ada")
+        #expect(try await fields.next()?.object?.name == "Ada")
+        #expect(stack.activeObservations == 2)
+        try await stack.perform { tx in try tx.delete(person) }
+        #expect(try await iterator.next() != nil)
+        #expect(try await fields.next()?.object == nil)
+        #expect(stack.activeObservations == 0)
+        #expect(try await iterator.next() == nil)
+        #expect(try await fields.next() == nil)
+    }
+
+    @Test("closing the stack ends the iterations of publishers waiting for a change, instead of leaving them waiting")
+    func publishersEndOnClose() async throws {
+        let (stack, directory) = try await makeStack(.file)
+        defer { _ = directory }
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        let lists = Task {
+            var count = 0
+            for try await _ in stack.listPublisher(From<Person>()) { count += 1; signal.yield() }
+            return count
+        }
+        let counts = Task {
+            var count = 0
+            for try await _ in stack.countPublisher(From<Person>()) { count += 1; signal.yield() }
+            return count
+        }
+        let objects = Task {
+            var count = 0
+            for try await _ in stack.objectPublisher(person) { count += 1; signal.yield() }
+            return count
+        }
+        var starts = started.makeAsyncIterator()
+        for _ in 0..<3 { await starts.next() }
+        await stack.close()
+        #expect(try await lists.value == 1)
+        #expect(try await counts.value == 1)
+        #expect(try await objects.value == 1)
+        #expect(stack.activeObservations == 0)
+        // A publisher iterated after the close throws.
+        await expectStrataError(.stackClosed) { for try await _ in stack.countPublisher(From<Person>()) {} }
+    }
+
     @Test("an object that does not exist yields nil and ends")
     func missingObject() async throws {
         let (stack, _) = try await makeStack()
@@ -75,6 +124,29 @@ struct ListPublisherTests {
         #expect(list[ListIndex(section: 1, item: 1)].name == "Édith")
         #expect(list.index(of: list.itemIDs[2]) == ListIndex(section: 0, item: 2))
         #expect(list.diff == nil)
+    }
+
+    @Test("sections stay contiguous with a case-insensitive order on the section field, and -0.0 is the section of 0.0")
+    func sectionsContiguous() async throws {
+        let stack = try await makeItemStack([
+            ("b", 1, 0.0, nil, false), ("B", 2, -0.0, nil, false), ("b", 3, 0.0, nil, false), ("a", 4, 1.5, nil, false),
+        ])
+        var byName = stack.listPublisher(
+            From<Item>().sectionBy(\.name).orderBy(.ascending(\.name, comparing: .caseInsensitive))).makeAsyncIterator()
+        let names = try #require(try await byName.next())
+        #expect(Set(names.sections.map(\.id)).count == names.sections.count, "section IDs are unique")
+        #expect(names.sections.map(\.id) == ["B", "a", "b"])
+        #expect(names.sections.map(\.items.count) == [1, 1, 2])
+        var byScore = stack.listPublisher(From<Item>().sectionBy(\.score)).makeAsyncIterator()
+        let scores = try #require(try await byScore.next())
+        #expect(scores.sections.map(\.id) == ["0.0", "1.5"])
+        #expect(scores.sections.map(\.items.count) == [3, 1])
+        // A change keeps the diff exact.
+        try await stack.perform { tx in try tx.create(Into<Item>()) { $0.name = "b"; $0.score = -0.0 } }
+        let next = try #require(try await byScore.next())
+        let diff = try #require(next.diff)
+        #expect(scores.applying(diff) == next)
+        #expect(next.sections.map(\.items.count) == [4, 1])
     }
 
     @Test("each snapshot's diff leads from the previous snapshot to it, and names what changed")

@@ -31,7 +31,10 @@ public struct ObjectPublisher<E: Entity>: AsyncSequence, Sendable {
                 isFinished = true
                 return nil
             }
-            if object == nil { isFinished = true }
+            if object == nil {
+                isFinished = true
+                consumer.finish()
+            }
             return .some(object)
         }
     }
@@ -74,7 +77,10 @@ public struct ObjectFieldsPublisher<E: Entity>: AsyncSequence, Sendable {
                 isFinished = true
                 return nil
             }
-            if change.object == nil { isFinished = true }
+            if change.object == nil {
+                isFinished = true
+                consumer.finish()
+            }
             return change
         }
     }

@@ -12,12 +12,13 @@ public struct SectionBy<E: Entity>: Sendable {
     let name: @Sendable (DatabaseValue) -> String?
 
     /// The section identifier of a stored value: the text itself, or the number written out; empty
-    /// for `NULL`.
+    /// for `NULL`. `-0.0` is the section of `0.0`: SQLite sorts the two as equal, so they would
+    /// interleave as two sections.
     static func identifier(of value: DatabaseValue) -> String {
         switch value {
         case .null: ""
         case .integer(let value): String(value)
-        case .real(let value): String(value)
+        case .real(let value): String(value == 0 ? 0.0 : value)
         case .text(let value): value
         case .blob(let value): value.base64EncodedString()
         }

@@ -36,11 +36,13 @@ struct ListEngine<E: Entity>: Sendable {
         entityName = entity.name
         section = original.sections
         var from = original
-        // Sections are contiguous: order by the section field first. Ties are broken by the ID, so the
-        // order is total and the same in SQL and in Swift.
+        // Sections are contiguous: order by the section field first, by its stored value (a first term
+        // on the same field with a collation, case-insensitive say, would interleave "B" and "b", which
+        // are sections of their own). Ties are broken by the ID, so the order is total and the same in
+        // SQL and in Swift.
         var terms = original.order.terms
         if let section = original.sections,
-            terms.first.flatMap({ try? $0.column.get() }) != (try? section.column.get())
+            terms.first.flatMap({ $0.collation == nil ? try? $0.column.get() : nil }) != (try? section.column.get())
         {
             terms.insert(OrderBy<E>.Term(column: section.column, ascending: true), at: 0)
         }

@@ -17,6 +17,8 @@ final class ObservationCenter: Sendable {
     struct Observer: Sendable {
         let isRelevant: @Sendable (ChangeSet) -> Bool
         let notify: @Sendable (ChangeSet) -> Void
+        /// Ends the observation's iterations when the stack closes.
+        let close: @Sendable () -> Void
     }
 
     private struct State {
@@ -136,11 +138,14 @@ final class ObservationCenter: Sendable {
 
     /// Stops watching for good (the stack is closing) and waits until the watcher's thread has ended.
     func close() async {
-        let monitor = state.withLock { state in
+        let (monitor, observers) = state.withLock { state in
             state.isClosed = true
             defer { state.monitor = nil }
-            return state.monitor
+            return (state.monitor, Array(state.observers.values))
         }
+        // Outside the lock: each observation unregisters as it stops. A consumer waiting for the next
+        // value would otherwise wait forever, no commit coming any more.
+        for observer in observers { observer.close() }
         await monitor?.stopped()
     }
 

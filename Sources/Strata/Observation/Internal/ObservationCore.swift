@@ -72,7 +72,8 @@ final class ObservationCore<Value: Sendable>: Sendable {
             if actions.activate {
                 state.registration = center.register(ObservationCenter.Observer(
                     isRelevant: isRelevant,
-                    notify: { [weak self] changes in self?.changeArrived(changes) }))
+                    notify: { [weak self] changes in self?.changeArrived(changes) },
+                    close: { [weak self] in self?.update { $0.close() } }))
             }
             if actions.deactivate, let registration = state.registration {
                 state.registration = nil
@@ -163,6 +164,12 @@ final class ObservationConsumer<Value: Sendable>: Sendable {
 
     func next() async throws -> Value? {
         try await core.next(id)
+    }
+
+    /// Ends this consumer now (its iteration is over), not only when the iterator is released: the
+    /// observation stops counting as active at once.
+    func finish() {
+        core.removeConsumer(id)
     }
 
     deinit {

@@ -120,6 +120,18 @@ struct ObservationStateMachine<Value: Sendable> {
         actions.deactivate = true
     }
 
+    /// The stack closed: every consumer's iteration ends (a waiting one at once), and the observation
+    /// stops. A consumer made afterwards starts a fetch, which throws `stackClosed`.
+    mutating func close() -> Actions {
+        var actions = Actions()
+        for consumer in consumers.values {
+            if let waiting = consumer.waiting { actions.resume.append((waiting, .success(nil))) }
+        }
+        consumers.removeAll()
+        deactivateIfUnused(&actions)
+        return actions
+    }
+
     mutating func changeArrived(_ changes: ChangeSet) -> Actions {
         var actions = Actions()
         guard isActive, failure == nil else { return actions }
