@@ -136,6 +136,22 @@ struct LoggingTests {
         }
     }
 
+    @Test("a wait for the writer behind an unsafe transaction from beginUnsafe() is warned about while it lasts")
+    func waitBehindUnsafe() async throws {
+        let logs = CapturedLogs()
+        var configuration = DataStack.Configuration()
+        configuration.logger = logs.logger()
+        configuration.longWaitThreshold = .milliseconds(20)
+        let stack = try await DataStack(coreSchema, configuration: configuration)
+        let unsafe = try await stack.beginUnsafe()
+        let waiting = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
+        let warning = await logs.first { $0.message.contains("an unsafe transaction holds") }
+        #expect(warning.level == .warning && warning.metadata["strata.pool"] == "strata.writer")
+        await unsafe.end()
+        _ = try await waiting.value
+        #expect(try await stack.fetchCount(From<CoreOwner>()) == 1)
+    }
+
     @Test("a wait for a lock another connection holds is logged while it lasts, and ends in busy at the timeout")
     func lockWaits() async throws {
         let directory = try TemporaryDirectory()

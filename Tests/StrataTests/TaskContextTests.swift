@@ -119,7 +119,7 @@ struct TaskContextTests {
             #expect(throws: CancellationError.self) { try result.get() }
         }
         // Another task's use of the transaction changes nothing: a new task's perform waits for its end.
-        try await Task { try await unsafe.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } } }.value
+        try await Task { try await unsafe.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "Ada" } } }.value
         let after = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "Bob" } } }
         await stack.writer.waitForTurnWaiters(1)
         try await unsafe.commit()

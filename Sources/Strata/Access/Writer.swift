@@ -144,13 +144,37 @@ actor Writer {
     ///
     /// With metrics, a wait that suspends is recorded in `strata_writer_wait` (a free turn reads no clock).
     nonisolated func takeTurn() async throws {
+        if try turn.tryAcquire() != nil { return }
+        // Behind an unsafe transaction from `beginUnsafe()`, the stack cannot tell whether this task is
+        // the one that began it, which would wait forever: say so while the wait lasts.
+        let warning = openUnsafeToken.withLock { $0 } != nil ? unsafeWaitWarning() : nil
+        defer { warning?.cancel() }
         guard let metrics else {
             _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") { try await turn.acquire() }
             return
         }
-        if try turn.tryAcquire() != nil { return }
         _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") {
             try await StackMetrics.time(metrics.writerWait) { try await turn.acquire() }
+        }
+    }
+
+    /// Logs a warning once the wait for the turn an unsafe transaction holds passes the long-wait
+    /// threshold (if the wait lasts that long: the task is cancelled when it ends); `nil` when long
+    /// waits are not logged.
+    private nonisolated func unsafeWaitWarning() -> Task<Void, Never>? {
+        guard let threshold = waitLog.threshold else { return nil }
+        let logger = self.logger
+        return Task {
+            do {
+                try await Task.sleep(for: threshold)
+            } catch {
+                return
+            }
+            let message = "waiting for the writer, which an unsafe transaction holds: a task that began it with "
+                + "beginUnsafe() and awaits a transaction before ending it waits forever; end the unsafe transaction first"
+            logger.warning(
+                "\(message)",
+                metadata: ["strata.pool": "strata.writer", "strata.wait": "\(threshold)"])
         }
     }
 

@@ -223,7 +223,8 @@ public final class DataStack: Sendable {
     /// other transactions wait for their turn meanwhile, while reads go on and see only what was
     /// committed. Every other transaction waits for `end()`, those of the task that began it included:
     /// Swift gives a task no identity that outlives it, so the stack cannot tell that task from a later
-    /// one, and end the transaction before awaiting ``perform(_:)``. Prefer
+    /// one, and end the transaction before awaiting ``perform(_:)`` (a wait behind it longer than
+    /// ``Configuration/longWaitThreshold`` logs a warning that says so). Prefer
     /// ``withUnsafeTransaction(_:)``, which ends the transaction for you, and inside which (and in tasks
     /// started there while it runs) ``perform(_:)`` throws ``StrataError/Code/reentrantTransaction``
     /// instead of waiting forever.
