@@ -6,15 +6,13 @@ extension Where {
     /// The field's value is one of `values` (SQL `IN`). An empty list matches nothing.
     public static func `in`<V: DatabaseValueConvertible, S: Sequence>(_ keyPath: KeyPath<E, V>, _ values: S) -> Where<E>
     where S.Element == V {
-        let values = Array(values)
-        return Where(SQLExpression.inList(column(keyPath), values.map(\.databaseValue), negated: false).checkingStores(of: values))
+        Where(.membership(column(keyPath), values, negated: false))
     }
 
     /// The field's value is none of `values` (SQL `NOT IN`). An empty list matches everything.
     public static func notIn<V: DatabaseValueConvertible, S: Sequence>(_ keyPath: KeyPath<E, V>, _ values: S) -> Where<E>
     where S.Element == V {
-        let values = Array(values)
-        return Where(SQLExpression.inList(column(keyPath), values.map(\.databaseValue), negated: true).checkingStores(of: values))
+        Where(.membership(column(keyPath), values, negated: true))
     }
 
     /// The field lies in the closed range, both ends included (SQL `BETWEEN`).

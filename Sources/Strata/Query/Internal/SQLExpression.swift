@@ -80,6 +80,23 @@ indirect enum SQLExpression: Sendable {
         return tags.isEmpty ? self : .storeChecked(tags, self)
     }
 
+    /// `operand IN (values)` (or `NOT IN`), read in one pass, noting the store tags of the values when
+    /// they are IDs; a list of any other type is neither boxed nor cast value by value.
+    static func membership<V: DatabaseValueConvertible, S: Sequence>(
+        _ operand: SQLExpression, _ values: S, negated: Bool
+    ) -> SQLExpression where S.Element == V {
+        guard V.self is any StoreTaggedValue.Type else {
+            return .inList(operand, values.map(\.databaseValue), negated: negated)
+        }
+        var bound: [DatabaseValue] = []
+        var ids: [Any] = []
+        for value in values {
+            bound.append(value.databaseValue)
+            ids.append(value)
+        }
+        return SQLExpression.inList(operand, bound, negated: negated).checkingStores(of: ids)
+    }
+
     /// `lhs AND rhs`, with the operands of either side that is itself an `AND` taken into one list.
     static func and(_ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
         conjunction(of: [lhs, rhs])
