@@ -43,16 +43,12 @@ extension DataStack {
         let entityNames = entities.map { Set($0.map { $0.entityDescription.name }) }
         return try await readers.read { connection throws(StrataError) in
             var perStore: [[HistoryTransaction]] = []
-            for one in stores {
-                let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
-                guard try tables.exists(connection) else { continue }
-                let key = Self.historyKey(one, of: stores)
-                let tag = Self.historyTag(one, of: stores, writerTag: writerTag)
+            for place in try HistoryPlace.all(stores, writerTag: writerTag, on: connection) {
                 let filter = HistoryStore.Filter(
                     // A token that names no position in this store reads it from its first transaction.
-                    after: token.map { $0.position(key: key, tag: tag) ?? 0 }, authors: authors,
+                    after: token.map { $0.position(key: place.key, tag: place.tag) ?? 0 }, authors: authors,
                     excludingAuthors: excludingAuthors, entities: entityNames, limit: limit)
-                perStore.append(try tables.read(filter, configuration: key, tag: tag, on: connection))
+                perStore.append(try place.tables.read(filter, configuration: place.key, tag: place.tag, on: connection))
             }
             return HistoryStore.merge(perStore, after: token, limit: limit)
         }
@@ -69,12 +65,10 @@ extension DataStack {
         return try await readers.read { connection throws(StrataError) -> HistoryToken? in
             var positions: [String: Int64] = [:]
             var tags: [String: UInt32] = [:]
-            for one in stores {
-                let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
-                guard try tables.exists(connection), let position = try tables.currentToken(connection) else { continue }
-                let key = Self.historyKey(one, of: stores)
-                positions[key] = position
-                tags[key] = Self.historyTag(one, of: stores, writerTag: writerTag)
+            for place in try HistoryPlace.all(stores, writerTag: writerTag, on: connection) {
+                guard let position = try place.tables.currentToken(connection) else { continue }
+                positions[place.key] = position
+                tags[place.key] = place.tag
             }
             return positions.isEmpty ? nil : HistoryToken(positions: positions, storeTags: tags)
         }
@@ -87,8 +81,8 @@ extension DataStack {
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         try checkHistory()
-        return try await purgeEachStore { _, key, tag, _ throws(StrataError) in
-            token.position(key: key, tag: tag)
+        return try await purgeEachStore { place, _ throws(StrataError) in
+            token.position(key: place.key, tag: place.tag)
         }
     }
 
@@ -97,28 +91,22 @@ extension DataStack {
     @discardableResult
     public func purgeHistory(before date: Date) async throws -> Int {
         try checkHistory()
-        return try await purgeEachStore { tables, _, _, connection throws(StrataError) in
-            try tables.firstToken(notBefore: date, on: connection)
+        return try await purgeEachStore { place, connection throws(StrataError) in
+            try place.tables.firstToken(notBefore: date, on: connection)
         }
     }
 
     /// Purges each store's history that keeps one before the token `bound` gives for it (none: kept).
     private func purgeEachStore(
-        _ bound: @escaping @Sendable (HistoryStore, String, UInt32, Connection) throws(StrataError) -> Int64?
+        _ bound: @escaping @Sendable (HistoryPlace, Connection) throws(StrataError) -> Int64?
     ) async throws -> Int {
         let writerTag = writer.storeTag
         return try await writer.perform { tx in
-            let stores = tx.stack.allStores
             var deleted = 0
-            for one in stores {
-                let tables = HistoryStore(schemaName: one.builder.schemaName ?? "main")
-                guard try tables.exists(tx.connection),
-                    let token = try bound(
-                        tables, Self.historyKey(one, of: stores), Self.historyTag(one, of: stores, writerTag: writerTag),
-                        tx.connection)
-                else { continue }
-                try tx.connection.lockForWriting(store: tx.connection.storeIndex(one.builder.schemaName))
-                deleted += try tables.purge(before: token, on: tx.connection)
+            for place in try HistoryPlace.all(tx.stack.allStores, writerTag: writerTag, on: tx.connection) {
+                guard let token = try bound(place, tx.connection) else { continue }
+                try tx.connection.lockForWriting(store: tx.connection.storeIndex(place.schemaName))
+                deleted += try place.tables.purge(before: token, on: tx.connection)
             }
             return deleted
         }
@@ -141,17 +129,6 @@ extension DataStack {
         HistoryUpdates(stack: self, after: token)
     }
 
-    /// A store's key in history tokens: its configuration's name (`""` for the default one); the only
-    /// store of a stack of one store is always `""`, whatever its configuration.
-    static func historyKey(_ store: StoreContext, of stores: [StoreContext]) -> String {
-        stores.count == 1 ? "" : store.configuration
-    }
-
-    /// The tag of a store's file: a stack of one store keeps it on its connection (its context's is 0).
-    static func historyTag(_ store: StoreContext, of stores: [StoreContext], writerTag: UInt32) -> UInt32 {
-        stores.count == 1 || store.tag == 0 ? writerTag : store.tag
-    }
-
     func checkHistory() throws(StrataError) {
         guard writer.recordsHistory else {
             throw StrataError(
@@ -159,5 +136,31 @@ extension DataStack {
                 "The store at \(path) keeps no persistent history. Turn it on with DataStack.Configuration.history "
                     + "(every stack that writes the store should).")
         }
+    }
+}
+
+/// A store of the stack that keeps a history, as history reads and purges address it.
+struct HistoryPlace: Sendable {
+    /// Its history's tables.
+    let tables: HistoryStore
+    /// Its key in history tokens: its configuration's name (`""` for the default one); the only store of
+    /// a stack of one store is always `""`, whatever its configuration.
+    let key: String
+    /// The tag of its file (a stack of one store keeps it on its connection: its context's is 0).
+    let tag: UInt32
+    /// Its SQLite schema name (`nil`: the main database).
+    let schemaName: String?
+
+    /// The stores among `stores` (the stack's, main first) whose file keeps a history on `connection`.
+    static func all(_ stores: [StoreContext], writerTag: UInt32, on connection: Connection) throws(StrataError) -> [HistoryPlace] {
+        var places: [HistoryPlace] = []
+        for store in stores {
+            let tables = HistoryStore(schemaName: store.builder.schemaName)
+            guard try tables.exists(connection) else { continue }
+            places.append(HistoryPlace(
+                tables: tables, key: stores.count == 1 ? "" : store.configuration,
+                tag: stores.count == 1 || store.tag == 0 ? writerTag : store.tag, schemaName: store.builder.schemaName))
+        }
+        return places
     }
 }

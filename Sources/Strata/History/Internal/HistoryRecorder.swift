@@ -45,7 +45,7 @@ struct HistoryRecorder {
     /// Follows the history of a store added to the stack (attached as the connection's last store):
     /// created when this stack turned history on, followed when another stack did.
     mutating func add(_ store: StoreContext, connection: Connection) throws(StrataError) {
-        let tables = HistoryStore(schemaName: store.builder.schemaName ?? "main")
+        let tables = HistoryStore(schemaName: store.builder.schemaName)
         if turnedOn {
             try tables.prepare(connection)
         } else if try !tables.exists(connection) {

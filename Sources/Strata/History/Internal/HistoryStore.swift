@@ -29,8 +29,10 @@ struct HistoryStore: Sendable {
     private let insertTransaction: StatementKey
     private let insertValue: StatementKey
 
-    /// The history of the store attached as `schemaName` (`"main"`: the connection's main database).
-    init(schemaName: String = "main") {
+    /// The history of the store attached as `schemaName` (`nil` or `"main"`: the connection's main
+    /// database).
+    init(schemaName: String? = nil) {
+        let schemaName = schemaName ?? "main"
         self.schemaName = schemaName
         let schema = "\"\(schemaName)\"."
         transactions = schema + Self.transactionsTable
@@ -142,7 +144,7 @@ struct HistoryStore: Sendable {
     ///   token: reading from it would silently miss them.
     ///
     /// Each transaction's token names this store alone (`configuration` its key): a reader of several
-    /// stores merges them (``HistoryToken/merging(_:)``).
+    /// stores merges them (``merge(_:after:limit:)``).
     func read(
         _ filter: Filter, configuration: String, tag: UInt32 = 0, on connection: Connection
     ) throws(StrataError) -> [HistoryTransaction] {
@@ -207,31 +209,20 @@ struct HistoryStore: Sendable {
     /// date (a store's own order kept), at most `limit` long, each with the token of the positions
     /// reached in every store once it is read: the token a consumer resumes after.
     static func merge(_ perStore: [[HistoryTransaction]], after start: HistoryToken?, limit: Int?) -> [HistoryTransaction] {
+        // In a stack of one store, a token names that store alone: as read.
+        guard perStore.count > 1 else { return perStore.first ?? [] }
         var reached = start ?? HistoryToken(positions: [:])
-        let nonEmpty = perStore.filter { !$0.isEmpty }
-        if nonEmpty.count <= 1 {
-            // One store with transactions: its order. In a stack of several stores, the tokens carry
-            // the other stores' positions of the start token; in a stack of one, a token names it alone.
-            guard var only = nonEmpty.first else { return [] }
-            if perStore.count > 1 {
-                for index in only.indices {
-                    reached = reached.advanced(
-                        in: only[index].storeConfiguration, tag: only[index].storeTag, to: only[index].storePosition)
-                    only[index].token = reached
-                }
-            }
-            return only
-        }
-        let total = min(nonEmpty.reduce(0) { $0 + $1.count }, limit.map { max(0, $0) } ?? .max)
-        var next = Array(repeating: 0, count: nonEmpty.count)
+        let total = min(perStore.reduce(0) { $0 + $1.count }, limit.map { max(0, $0) } ?? .max)
+        var next = Array(repeating: 0, count: perStore.count)
         var merged: [HistoryTransaction] = []
         merged.reserveCapacity(total)
         while merged.count < total {
+            // The store whose next transaction is the oldest (the first store on a tie).
             var pick = -1
-            for store in nonEmpty.indices where next[store] < nonEmpty[store].count {
-                if pick < 0 || nonEmpty[store][next[store]].date < nonEmpty[pick][next[pick]].date { pick = store }
+            for store in perStore.indices where next[store] < perStore[store].count {
+                if pick < 0 || perStore[store][next[store]].date < perStore[pick][next[pick]].date { pick = store }
             }
-            var transaction = nonEmpty[pick][next[pick]]
+            var transaction = perStore[pick][next[pick]]
             next[pick] += 1
             reached = reached.advanced(in: transaction.storeConfiguration, tag: transaction.storeTag, to: transaction.storePosition)
             transaction.token = reached
