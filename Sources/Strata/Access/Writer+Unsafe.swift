@@ -1,5 +1,6 @@
 import CoreMetrics
 import Tracing
+import Logging
 
 /// Unsafe transactions: one holds the writer's turn across its caller's awaits, runs each block in a
 /// savepoint, and commits when its owner says so (see ``DataStack/beginUnsafe()``).
@@ -146,4 +147,56 @@ extension Writer {
     func unsafeHasChanges(_ token: UInt64) throws -> Bool {
         try unsafe(token).hasChanges
     }
+
+    /// Logs a warning once the wait for the turn an unsafe transaction holds passes the long-wait
+    /// threshold (if the wait lasts that long: the task is cancelled when it ends); `nil` when long
+    /// waits are not logged.
+    nonisolated func unsafeWaitWarning() -> Task<Void, Never>? {
+        guard let threshold = waitLog.threshold else { return nil }
+        let logger = self.logger
+        return Task {
+            do {
+                // A timer, not a wait for an event: the warning is due once the wait has lasted this
+                // long, and the task is cancelled (the sleep throws) as soon as the wait ends.
+                try await Task.sleep(for: threshold)
+            } catch {
+                return
+            }
+            let message = "waiting for the writer, which an unsafe transaction holds: a task that began it with "
+                + "beginUnsafe() and awaits a transaction before ending it waits forever; end the unsafe transaction first"
+            logger.warning(
+                "\(message)",
+                metadata: ["strata.pool": "strata.writer", "strata.wait": "\(threshold)"])
+        }
+    }
+
+    // MARK: Reentrancy
+
+    /// A transaction of this stack awaited inside ``DataStack/withUnsafeTransaction(_:)`` (or a task
+    /// started there) while that unsafe transaction is open would wait for the turn it holds, forever:
+    /// it throws instead.
+    ///
+    /// Only the scope's task-local value tells: Swift gives a task no identity that outlives it (its
+    /// address is reused by later tasks), so a check by task would refuse unrelated tasks.
+    nonisolated func checkNotHoldingUnsafe() throws(StrataError) {
+        guard let scope = UnsafeTransactionScope.current, scope.writer === self,
+            openUnsafeToken.withLock({ $0 }) == scope.token
+        else { return }
+        throw StrataError(
+            .reentrantTransaction,
+            "This task runs inside an unsafe transaction of the same stack (withUnsafeTransaction), so a "
+                + "transaction would wait for it forever. Do the work in the unsafe transaction's perform, or "
+                + "after withUnsafeTransaction returns.")
+    }
+}
+
+/// The unsafe transaction whose ``DataStack/withUnsafeTransaction(_:)`` closure the current task runs
+/// in (child tasks and tasks started there inherit it; it counts while that transaction is open).
+enum UnsafeTransactionScope {
+    struct Scope: Sendable {
+        let writer: Writer
+        let token: UInt64
+    }
+
+    @TaskLocal static var current: Scope?
 }

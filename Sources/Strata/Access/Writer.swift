@@ -25,8 +25,8 @@ actor Writer {
     var store: StoreContext
     private let feed: CommitFeed
     private let files: StoreFiles
-    private nonisolated let logger: Logger
-    private nonisolated let waitLog: WaitLog
+    nonisolated let logger: Logger
+    nonisolated let waitLog: WaitLog
     /// The read generations held, told of each commit (see ``GenerationRegistry/noteCommit()``).
     private nonisolated let generations: GenerationRegistry?
     /// The stack's metrics, `nil` when they go nowhere (see ``StackMetrics``).
@@ -49,8 +49,6 @@ actor Writer {
     private let turn = LeasePool<Void>(idle: [()])
     var unsafeTransaction: UnsafeHold?
     var nextToken: UInt64 = 1
-    /// The task that used the unsafe transaction last, while one holds the turn; read before a
-    /// transaction waits for the turn, off the writer's thread.
     /// The token of the open unsafe transaction, readable from any task (see `checkNotHoldingUnsafe`).
     let openUnsafeToken = Locked<UInt64?>(nil)
 
@@ -155,26 +153,6 @@ actor Writer {
         }
         _ = try await waitLog.timing("waited for the writer", pool: "strata.writer") {
             try await StackMetrics.time(metrics.writerWait) { try await turn.acquire() }
-        }
-    }
-
-    /// Logs a warning once the wait for the turn an unsafe transaction holds passes the long-wait
-    /// threshold (if the wait lasts that long: the task is cancelled when it ends); `nil` when long
-    /// waits are not logged.
-    private nonisolated func unsafeWaitWarning() -> Task<Void, Never>? {
-        guard let threshold = waitLog.threshold else { return nil }
-        let logger = self.logger
-        return Task {
-            do {
-                try await Task.sleep(for: threshold)
-            } catch {
-                return
-            }
-            let message = "waiting for the writer, which an unsafe transaction holds: a task that began it with "
-                + "beginUnsafe() and awaits a transaction before ending it waits forever; end the unsafe transaction first"
-            logger.warning(
-                "\(message)",
-                metadata: ["strata.pool": "strata.writer", "strata.wait": "\(threshold)"])
         }
     }
 
@@ -369,34 +347,4 @@ actor Writer {
             logger.error("rollback failed", metadata: ["strata.error": "\(error)"])
         }
     }
-
-    // MARK: Reentrancy
-
-    /// A transaction of this stack awaited inside ``DataStack/withUnsafeTransaction(_:)`` (or a task
-    /// started there) while that unsafe transaction is open would wait for the turn it holds, forever:
-    /// it throws instead.
-    ///
-    /// Only the scope's task-local value tells: Swift gives a task no identity that outlives it (its
-    /// address is reused by later tasks), so a check by task would refuse unrelated tasks.
-    nonisolated func checkNotHoldingUnsafe() throws(StrataError) {
-        guard let scope = UnsafeTransactionScope.current, scope.writer === self,
-            openUnsafeToken.withLock({ $0 }) == scope.token
-        else { return }
-        throw StrataError(
-            .reentrantTransaction,
-            "This task runs inside an unsafe transaction of the same stack (withUnsafeTransaction), so a "
-                + "transaction would wait for it forever. Do the work in the unsafe transaction's perform, or "
-                + "after withUnsafeTransaction returns.")
-    }
-}
-
-/// The unsafe transaction whose ``DataStack/withUnsafeTransaction(_:)`` closure the current task runs
-/// in (child tasks and tasks started there inherit it; it counts while that transaction is open).
-enum UnsafeTransactionScope {
-    struct Scope: Sendable {
-        let writer: Writer
-        let token: UInt64
-    }
-
-    @TaskLocal static var current: Scope?
 }
