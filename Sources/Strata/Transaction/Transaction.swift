@@ -24,7 +24,7 @@ public final class Transaction: ReadContext {
     /// index on the connection (each store records its own part in its own history); empty otherwise.
     var storeChanges: [ChangeSet] = []
     /// Whether changes are also recorded by store (see ``storeChanges``).
-    private let splitsChanges: Bool
+    let splitsChanges: Bool
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
     /// The `UPDATE` text per entity and set of changed fields, built once per transaction: an import
@@ -62,40 +62,6 @@ public final class Transaction: ReadContext {
 
     /// The store whose lock a write checked last, and in which SQLite transaction.
     private var lastLocked: (store: StoreContext, transaction: Int)?
-
-    /// Records a deletion in the change set, and for the ID allocator.
-    func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
-        changes.recordDelete(entity: entity, id: id, preserving: values)
-        if splitsChanges { storePart { $0.recordDelete(entity: entity, id: id, preserving: values) } }
-        ids.noteDeleted(entity, id)
-    }
-
-    /// Records a creation in the change set.
-    func recordInsert(entity: String, id: Int64) {
-        changes.recordInsert(entity: entity, id: id)
-        if splitsChanges { storePart { $0.recordInsert(entity: entity, id: id) } }
-    }
-
-    /// Records an edit of `fields` in the change set.
-    func recordUpdate(entity: String, id: Int64, fields: Set<String>) {
-        changes.recordUpdate(entity: entity, id: id, fields: fields)
-        if splitsChanges { storePart { $0.recordUpdate(entity: entity, id: id, fields: fields) } }
-    }
-
-    /// Records a change in the part of the store written to (the current one: writes to another store
-    /// run in it, see `inStore`).
-    private func storePart(_ record: (inout ChangeSet) -> Void) {
-        // The current store is attached to the connection: its index is found.
-        guard let index = try? connection.storeIndex(store.builder.schemaName) else { return }
-        while storeChanges.count <= index { storeChanges.append(ChangeSet()) }
-        record(&storeChanges[index])
-    }
-
-    /// Forgets the changes (after a commit or a rollback).
-    func clearChanges() {
-        changes = ChangeSet()
-        storeChanges = []
-    }
 
     /// The values of the row's fields that the history preserves, read before the row is deleted;
     /// `nil` when the entity preserves none (or the row does not exist).

@@ -1,0 +1,37 @@
+/// Recording a transaction's changes: in its change set, and in a stack of several stores that records
+/// history, in the part of the store each change went to.
+extension Transaction {
+    /// Records a deletion in the change set, and for the ID allocator.
+    func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
+        changes.recordDelete(entity: entity, id: id, preserving: values)
+        if splitsChanges { storePart { $0.recordDelete(entity: entity, id: id, preserving: values) } }
+        ids.noteDeleted(entity, id)
+    }
+
+    /// Records a creation in the change set.
+    func recordInsert(entity: String, id: Int64) {
+        changes.recordInsert(entity: entity, id: id)
+        if splitsChanges { storePart { $0.recordInsert(entity: entity, id: id) } }
+    }
+
+    /// Records an edit of `fields` in the change set.
+    func recordUpdate(entity: String, id: Int64, fields: Set<String>) {
+        changes.recordUpdate(entity: entity, id: id, fields: fields)
+        if splitsChanges { storePart { $0.recordUpdate(entity: entity, id: id, fields: fields) } }
+    }
+
+    /// Records a change in the part of the store written to (the current one: writes to another store
+    /// run in it, see `inStore`).
+    fileprivate func storePart(_ record: (inout ChangeSet) -> Void) {
+        // The current store is attached to the connection: its index is found.
+        guard let index = try? connection.storeIndex(store.builder.schemaName) else { return }
+        while storeChanges.count <= index { storeChanges.append(ChangeSet()) }
+        record(&storeChanges[index])
+    }
+
+    /// Forgets the changes (after a commit or a rollback).
+    func clearChanges() {
+        changes = ChangeSet()
+        storeChanges = []
+    }
+}
