@@ -102,12 +102,18 @@ struct HardeningTests {
 
     // MARK: IDs from another store
 
-    @Test("an ID from another store is refused by delete, edit, fetches and relationships; a bare row ID is not")
-    func foreignIDs() async throws {
+    /// Two in-memory stacks, each holding one owner ("first", "second") with the same row ID.
+    static func twoStoresWithOneOwnerEach() async throws -> (DataStack, DataStack, CoreOwner, CoreOwner) {
         let first = try await DataStack(coreSchema)
         let second = try await DataStack(coreSchema)
         let foreign = try await first.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "first" } }
         let own = try await second.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "second" } }
+        return (first, second, foreign, own)
+    }
+
+    @Test("an ID from another store is refused by delete, edit, fetches and relationships; a bare row ID is not")
+    func foreignIDs() async throws {
+        let (first, second, foreign, own) = try await Self.twoStoresWithOneOwnerEach()
         #expect(foreign.id.rawValue == own.id.rawValue)   // the same row ID in both stores
         func expectRefused(_ body: () async throws -> Void) async {
             let error = await #expect(throws: StrataError.self) { try await body() }
@@ -138,10 +144,7 @@ struct HardeningTests {
 
     @Test("a filter that compares with an ID from another store throws, whichever way it is written; nothing is deleted")
     func foreignIDsInFilters() async throws {
-        let first = try await DataStack(coreSchema)
-        let second = try await DataStack(coreSchema)
-        let foreign = try await first.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "first" } }
-        let own = try await second.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "second" } }
+        let (first, second, foreign, own) = try await Self.twoStoresWithOneOwnerEach()
         _ = try await second.perform { tx in try tx.create(Into<CorePet>()) { $0.name = "Rex"; $0.owner = own.id } }
         #expect(foreign.id.rawValue == own.id.rawValue)
         let foreignID = foreign.id
