@@ -105,23 +105,11 @@ extension Where {
     init(format: String, arguments: [(any Sendable)?]) {
         do throws(FormatError) {
             // IDs among the arguments (alone or in collections) are checked against the store queried.
-            var values: [Any] = []
-            for argument in arguments {
-                guard let argument else { continue }
-                if argument is any StoreTaggedValue {
-                    values.append(argument)
-                } else if let sequence = argument as? any Sequence {
-                    values += Self.elements(of: sequence)
-                }
-            }
-            self.init(try FormatParser.parse(format, arguments: arguments, entity: E.self).checkingStores(of: values))
+            self.init(try FormatParser.parse(format, arguments: arguments, entity: E.self)
+                .checkingStores(of: FormatArgument.ids(in: arguments)))
         } catch {
             self.init(.invalid(Self.formatError(error, in: format)))
         }
-    }
-
-    private static func elements<S: Sequence>(of sequence: S) -> [Any] {
-        sequence.map { $0 as Any }
     }
 
     /// A ``StrataError`` for a format error: the message, then the format string with a caret line.

@@ -92,6 +92,21 @@ enum FormatArgument {
             position: position)
     }
 
+    /// The arguments that are IDs, alone or in a collection (their stores are checked, see
+    /// ``SQLExpression/storeChecked(_:_:)``).
+    static func ids(in arguments: [(any Sendable)?]) -> [Any] {
+        var ids: [Any] = []
+        for argument in arguments {
+            guard let argument else { continue }
+            if argument is any StoreTaggedValue {
+                ids.append(argument)
+            } else if let sequence = argument as? any Sequence {
+                ids += elements(of: sequence).filter { $0 is any StoreTaggedValue }
+            }
+        }
+        return ids
+    }
+
     private static func elements<S: Sequence>(of sequence: S) -> [Any] {
         sequence.map { $0 }
     }
