@@ -63,6 +63,30 @@ struct SeveralStoresHistoryTests {
         await stack.close()
     }
 
+    @Test("a token that names no store of the stack is refused, not read as the start of every store")
+    func tokenOfAnotherStack() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory, configuration: Self.recording)
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" } }
+        let misspelt = HistoryToken(positions: ["Cahce": 1])
+        await expectStrataError(.invalidArgument) { try await stack.history(after: misspelt) }
+        await expectStrataError(.invalidArgument) { try await stack.purgeHistory(before: misspelt) }
+        var updates = stack.historyUpdates(after: misspelt).makeAsyncIterator()
+        await expectStrataError(.invalidArgument) { _ = try await updates.next() }
+        // One known configuration is enough: the others are read from their start.
+        #expect(try await stack.history(after: HistoryToken(positions: ["Cahce": 1, "Cache": 0])).count == 1)
+        #expect(try await stack.history(after: HistoryToken(positions: [:])).count == 1)
+
+        // A one-store stack keys its store "": a token keyed by another configuration names nothing there.
+        let alone = try await DataStack(
+            Schema("V1", StoreThumbnail.self), storage: SQLiteStore(path: directory.path("alone.sqlite")), configuration: Self.recording)
+        try await alone.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "b.png" } }
+        await expectStrataError(.invalidArgument) { try await alone.history(after: HistoryToken(positions: ["Cache": 1])) }
+        #expect(try await alone.history(after: HistoryToken(rawValue: 0)).count == 1)
+        await alone.close()
+        await stack.close()
+    }
+
     @Test("a stack that opens one store alone records its commits there; the stack of all stores reads them and its observers get the exact changes")
     func storeOpenedAlone() async throws {
         let directory = try TemporaryDirectory()

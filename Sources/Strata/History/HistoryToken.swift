@@ -9,7 +9,10 @@
 /// A token read from a stack also keeps the tag of the store file each position belongs to (a random
 /// number the file keeps), so a position applies to that file whatever key another stack gives it (a
 /// stack that opens one of the files alone), and never to another file: a store made anew at the same
-/// path, or one the token does not name, is read from its first recorded transaction.
+/// path, or one the token does not name, is read from its first recorded transaction. A token none of
+/// whose positions belongs to a store of the stack (one of another app, or keyed by a misspelt
+/// configuration) is refused with ``StrataError/Code/invalidArgument`` rather than read as the start of
+/// every store.
 ///
 /// Tokens are `Codable`: a sync service or an app extension stores the token of the last transaction
 /// it processed and resumes from it with ``DataStack/history(after:authors:excludingAuthors:entities:limit:)``
@@ -79,6 +82,14 @@ public struct HistoryToken: Sendable, Hashable, Codable, CustomStringConvertible
             if let known = storeTags[key], known != tag { return nil }
         }
         return positions[key]
+    }
+
+    /// Whether some position of this token applies to a stack whose stores are keyed `keys` and whose
+    /// files are tagged `tags`: a position under one of those keys, or one read from one of those files.
+    /// A token without positions (the start of every store) applies to any stack.
+    func applies(toKeys keys: [String], tags: [UInt32]) -> Bool {
+        positions.isEmpty || positions.keys.contains(where: keys.contains)
+            || storeTags.values.contains(where: tags.contains)
     }
 
     /// This token moved on past `position` in the store keyed `key`, whose file is tagged `tag`.

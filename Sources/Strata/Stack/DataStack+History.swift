@@ -32,7 +32,9 @@ extension DataStack {
     ///   - limit: At most this many transactions (the oldest first); `nil` for all.
     /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history;
     ///   ``StrataError/Code/historyExpired`` when history after `token` was purged (the changes since it
-    ///   can no longer be read in full).
+    ///   can no longer be read in full); ``StrataError/Code/invalidArgument`` when no position of `token`
+    ///   belongs to a store of this stack (a token of another stack, or one keyed by a configuration this
+    ///   stack does not have).
     public func history(
         after token: HistoryToken? = nil, authors: Set<String>? = nil, excludingAuthors: Set<String> = [],
         entities: [any Entity.Type]? = nil, limit: Int? = nil
@@ -40,6 +42,7 @@ extension DataStack {
         try checkHistory()
         let stores = store.allStores
         let writerTag = writer.storeTag
+        if let token { try check(token, stores: stores, writerTag: writerTag) }
         let entityNames = entities.map { Set($0.map { $0.entityDescription.name }) }
         return try await readers.read { connection throws(StrataError) in
             var perStore: [[HistoryTransaction]] = []
@@ -78,9 +81,13 @@ extension DataStack {
     /// many transactions were deleted. Tokens are never reused; reading after a purged token throws
     /// ``StrataError/Code/historyExpired``. In a stack of several stores, each store named by the token
     /// is purged before its position; the others are left alone.
+    ///
+    /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history;
+    ///   ``StrataError/Code/invalidArgument`` when no position of `token` belongs to a store of this stack.
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         try checkHistory()
+        try check(token, stores: store.allStores, writerTag: writer.storeTag)
         return try await purgeEachStore { place, _ throws(StrataError) in
             token.position(key: place.key, tag: place.tag)
         }
@@ -127,6 +134,20 @@ extension DataStack {
     /// after `token` was purged, and ``StrataError/Code/historyUnavailable`` when the store keeps none.
     public func historyUpdates(after token: HistoryToken? = nil) -> HistoryUpdates {
         HistoryUpdates(stack: self, after: token)
+    }
+
+    /// Throws when no position of `token` belongs to one of `stores`: a token of another stack, or keyed by
+    /// a configuration these stores lack, would otherwise silently read every store from its start.
+    private func check(_ token: HistoryToken, stores: [StoreContext], writerTag: UInt32) throws(StrataError) {
+        let keys = stores.count == 1 ? [""] : stores.map(\.configuration)
+        let tags = stores.map { stores.count == 1 || $0.tag == 0 ? writerTag : $0.tag }
+        guard !token.applies(toKeys: keys, tags: tags) else { return }
+        let names = keys.map { $0.isEmpty ? "\"\" (the default store)" : "\"\($0)\"" }.joined(separator: ", ")
+        throw StrataError(
+            .invalidArgument,
+            "\(token) names no store of this stack, whose stores are keyed \(names). Use a token read from this "
+                + "stack (currentHistoryToken() or a HistoryTransaction's token), or key its positions by the "
+                + "configuration of a store of this stack.")
     }
 
     func checkHistory() throws(StrataError) {
