@@ -311,6 +311,66 @@ struct ListPublisherTests {
         #expect(publisher.statistics.full == 1)
         #expect(publisher.statistics.incremental == 1)
     }
+
+    @Test("a merged list snapshot holds the state its read sees, with the commits whose change sets have not reached the publisher")
+    func mergedSnapshotHoldsReadState() async throws {
+        let stack = try await DataStack(itemSchema)
+        let (a, b) = try await stack.perform { tx in
+            (try tx.create(Into<Item>()) { $0.name = "a"; $0.age = 1 }, try tx.create(Into<Item>()) { $0.name = "b"; $0.age = 1 })
+        }
+        let engine = ListEngine(from: From<Item>().orderBy(.ascending(\.name)), graph: stack.store.graph)
+        let log = stack.writer.commitLog
+        let stores = stack.stores
+        let readers = stack.readers
+        func snapshot(_ previous: ListSnapshot<Item>?, _ changes: [ChangeSet]?) async throws -> ListSnapshot<Item> {
+            try await readers.acquire().lease(returningTo: readers) { connection in
+                try engine.snapshot(previous: previous, changes: changes, log: log, connection: connection, store: stores.current)
+            }
+        }
+        let first = try await snapshot(nil, nil)
+        try await stack.perform { tx in try tx.edit(a) { $0.age = 2 } }
+        try await stack.perform { tx in try tx.edit(b) { $0.age = 2 } }
+        // The publisher was told of a change, but no change set names a or b yet: the merge still
+        // brings both to the state the read sees.
+        let second = try await snapshot(first, [])
+        #expect(second.items.map(\.age) == [2, 2])
+        #expect(engine.statistics.incremental == 1 && engine.statistics.full == 1)
+        #expect(second.diff?.updatedIDs == [a.id, b.id])
+        await stack.close()
+    }
+
+    @Test("every list snapshot shows one committed state while commits land back to back")
+    func listSnapshotsConsistentUnderCommits() async throws {
+        let stack = try await DataStack(itemSchema)
+        let ids = try await stack.perform { tx in
+            try (0..<10).map { index in try tx.create(Into<Item>()) { $0.name = "n\(index)"; $0.age = 100 }.id }
+        }
+        let publisher = stack.listPublisher(From<Item>().orderBy(.ascending(\.name)))
+        let (ready, started) = AsyncStream.makeStream(of: Void.self)
+        let consumer = Task {
+            var torn = 0
+            var snapshots = 0
+            for try await list in publisher {
+                started.yield()
+                snapshots += 1
+                // Every transaction moves one unit of age from one item to another: the sum never changes.
+                if list.items.reduce(0, { $0 + $1.age }) != 1_000 { torn += 1 }
+                if list.items.contains(where: { $0.name == "end" }) { break }
+            }
+            return (torn, snapshots)
+        }
+        for await _ in ready { break }
+        for step in 0..<300 {
+            try await stack.perform { tx in
+                try tx.edit(ids[step % 10]) { $0.age -= 1 }
+                try tx.edit(ids[(step + 3) % 10]) { $0.age += 1 }
+            }
+        }
+        try await stack.perform { tx in try tx.edit(ids[0]) { $0.name = "end" } }
+        let (torn, snapshots) = try await consumer.value
+        #expect(torn == 0, "\(torn) of \(snapshots) snapshots mixed two states")
+        await stack.close()
+    }
 }
 
 @Suite("Observation under load", .timeLimit(.minutes(1)))

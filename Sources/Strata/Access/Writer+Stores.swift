@@ -55,6 +55,10 @@ extension Writer {
         guard !changed.isEmpty else { return nil }
         // A commit that recorded no history (a purge, or a connection that is not Strata's), or one to a
         // store that keeps none: anything may have changed.
-        return try history?.scanOthers(changedStores: changed, on: connection) ?? .unknownExternal
+        let changes = try history?.scanOthers(changedStores: changed, on: connection) ?? .unknownExternal
+        // Reads that start from now on see these commits: they count among the commits reads see.
+        let commitLog = self.commitLog
+        connection.countExternalCommit { number in commitLog.add(number, changes) }
+        return changes
     }
 }

@@ -24,6 +24,8 @@ actor Writer {
     /// The stack's stores; a store added to the stack replaces it (only ``attach(_:store:)`` sets it).
     var store: StoreContext
     private let feed: CommitFeed
+    /// The change sets of the latest commits, by number, for list publishers (see ``CommitLog``).
+    nonisolated let commitLog = CommitLog()
     private let files: StoreFiles
     nonisolated let logger: Logger
     nonisolated let waitLog: WaitLog
@@ -328,7 +330,10 @@ actor Writer {
         let changes = transaction.changes
         try ids.saveMarks(connection)
         let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)
-        try connection.commitWrite()
+        let commitLog = self.commitLog
+        try connection.commitWrite { number in
+            if !changes.isEmpty { commitLog.add(number, changes) }
+        }
         if let tokens { history?.committed(tokens) }
         generations?.noteCommit()
         if !changes.isEmpty {

@@ -34,16 +34,20 @@ public struct ListSnapshot<E: Entity>: Sendable, Equatable {
     let token: UInt64
     /// The token of the snapshot ``diff`` starts from.
     let diffBase: UInt64?
+    /// How many of the stack's commits the read behind this snapshot saw (see `CommitLog`), when known:
+    /// the next snapshot can then merge exactly the commits since.
+    let commitsSeen: Int?
 
     init(
         sections: [Section], diff: ListDiff<E>?, carriesRelatedChanges: Bool = false, token: UInt64? = nil,
-        diffBase: UInt64? = nil
+        diffBase: UInt64? = nil, commitsSeen: Int? = nil
     ) {
         self.sections = sections
         self.diff = diff
         self.carriesRelatedChanges = carriesRelatedChanges
         self.token = token ?? ListSnapshotTokens.next()
         self.diffBase = diffBase
+        self.commitsSeen = commitsSeen
     }
 
     /// All objects, section after section.

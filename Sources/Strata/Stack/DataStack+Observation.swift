@@ -111,6 +111,7 @@ extension DataStack {
         let engine = ListEngine(from: from, graph: store.graph)
         let dependencies = engine.dependencies
         let stores = self.stores
+        let log = writer.commitLog
         let core = ObservationCore<ListSnapshot<E>>(
             center: observation, readers: readers,
             isRelevant: { $0.touches(dependencies) },
@@ -119,7 +120,7 @@ extension DataStack {
             fetch: { previous, changes, connection in
                 let store = stores.current
                 _ = try store.entity(E.self)
-                return try engine.snapshot(previous: previous, changes: changes, connection: connection, store: store)
+                return try engine.snapshot(previous: previous, changes: changes, log: log, connection: connection, store: store)
             })
         return ListPublisher(core: core, engine: engine)
     }

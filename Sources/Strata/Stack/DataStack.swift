@@ -144,8 +144,9 @@ public final class DataStack: Sendable {
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
         if layout.isPartitioned {
             options.attachments = AttachmentList(layout.attached.map { .init(schemaName: $0.schemaName ?? "", path: $0.location.path) })
-            options.commitGate = Locked(0)
         }
+        // Every stack counts its commits under the gate: list publishers learn which commits a read sees.
+        options.commitGate = Locked(0)
         var attachedContexts: [StoreContext] = []
         for (planned, tag) in zip(layout.attached, tags.dropFirst()) {
             attachedContexts.append(try StoreContext(

@@ -32,6 +32,14 @@ public struct ChangeSet: Sendable, Equatable {
     /// Whether the commit changed nothing.
     public var isEmpty: Bool { !isUnknown && entities.values.allSatisfy(\.isEmpty) }
 
+    /// How many objects the commit created, edited or deleted, over all entities (without building
+    /// the sets).
+    var changedObjectCount: Int {
+        entities.values.reduce(0) { total, changes in
+            total + changes.insertedRanges.ranges.reduce(0) { $0 + $1.count } + changes.updated.count + changes.deleted.count
+        }
+    }
+
     /// Whether the commit may have changed objects of any of these entities.
     func touches(_ names: Set<String>) -> Bool {
         isUnknown || names.contains { entities[$0].map { !$0.isEmpty } ?? false }

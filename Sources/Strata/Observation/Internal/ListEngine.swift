@@ -85,21 +85,32 @@ struct ListEngine<E: Entity>: Sendable {
         self.dependencies = dependencies
     }
 
-    /// The next snapshot.
+    /// The next snapshot, on a read lease that has run no statement yet.
+    ///
+    /// A snapshot merged from the previous one must hold the state the read sees, so it merges every
+    /// commit between the two reads: those the read sees but whose change sets have not reached the
+    /// publisher yet too (`changes` only says that a new snapshot is needed). `log` has them, by the
+    /// count of commits each read saw; when it lacks one, or the count is unknown, the list is fetched
+    /// anew.
     func snapshot(
-        previous: ListSnapshot<E>?, changes: [ChangeSet]?, connection: Connection, store: StoreContext
+        previous: ListSnapshot<E>?, changes: [ChangeSet]?, log: CommitLog, connection: Connection, store: StoreContext
     ) throws -> ListSnapshot<E> {
         // Sections from a virtual property, or another key path with no column, fail the fetch.
         if let section, case .failure(let error) = section.column { throw error }
+        let seen = try connection.commitsSeen()
         let objects: [E]
-        if let previous, let changes, let touched = touchedIDs(changes, previousCount: previous.count) {
+        if let previous, changes != nil, let base = previous.commitsSeen, let seen,
+            let since = log.changes(after: base, through: seen),
+            let touched = touchedIDs(since, previousCount: previous.count)
+        {
             statistics.record(incremental: true)
             let items = previous.items
             let fresh = try fetch(touched, connection: connection, store: store)
             // Nothing the list holds was touched, and no touched object joins it: the list is unchanged.
             if fresh.isEmpty, !items.contains(where: { touched.contains($0.id.rawValue) }) {
                 return ListSnapshot(
-                    sections: previous.sections, diff: previous.diff, token: previous.token, diffBase: previous.diffBase)
+                    sections: previous.sections, diff: previous.diff, token: previous.token, diffBase: previous.diffBase,
+                    commitsSeen: seen)
             }
             objects = merge(items, touched: touched, fresh: fresh)
         } else {
@@ -107,12 +118,12 @@ struct ListEngine<E: Entity>: Sendable {
             statistics.record(incremental: false)
         }
         let sections = group(objects)
-        let snapshot = ListSnapshot(sections: sections, diff: nil)
+        let snapshot = ListSnapshot(sections: sections, diff: nil, commitsSeen: seen)
         guard let previous else { return snapshot }
         let related = relatedChanged(previous, objects)
         return ListSnapshot(
             sections: sections, diff: ListDiff(from: previous, to: snapshot, relatedChanged: related),
-            carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: previous.token)
+            carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: previous.token, commitsSeen: seen)
     }
 
     /// `snapshot` with its diff computed from `last` instead: for a consumer that did not see the
@@ -121,7 +132,8 @@ struct ListEngine<E: Entity>: Sendable {
         let related = relatedChanged(last, snapshot.items)
         return ListSnapshot(
             sections: snapshot.sections, diff: ListDiff(from: last, to: snapshot, relatedChanged: related),
-            carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: last.token)
+            carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: last.token,
+            commitsSeen: snapshot.commitsSeen)
     }
 
     /// The objects still in the list whose prefetched objects changed: equal as values (IDs compare

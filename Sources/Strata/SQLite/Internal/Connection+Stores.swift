@@ -4,8 +4,9 @@ internal import CSQLite
 /// statement that takes a snapshot of all of them, the write locks of the running write transaction,
 /// and the lock shared with the stack's other connections.
 struct ConnectionStores {
-    /// The lock a stack of several stores takes around each commit and each start of a read, so that
-    /// a read starts either before or after a commit that writes to several stores, never between
+    /// The lock a stack takes around each commit, counting them, and around the start of a read that
+    /// needs to know which commits it sees. In a stack of several stores every read starts under it, so
+    /// that it starts either before or after a commit that writes to several stores, never between
     /// the stores: SQLite commits attached databases one after the other.
     let commitGate: Locked<Int>?
     /// The stores the stack attaches, and the schema names attached to this connection so far.
@@ -23,6 +24,12 @@ struct ConnectionStores {
     var dataVersionStatements: [StatementKey?] = [StatementKey("PRAGMA data_version")]
     /// Counts the write transactions begun, so that a caller can tell one from the next.
     var writeTransactionNumber = 0
+    /// The commit gate's count when the running read transaction took its snapshot under the gate:
+    /// the read sees exactly the commits counted so far. `nil` before it took one that way.
+    var snapshotCommitNumber: Int?
+    /// The statement count right after the running read's `BEGIN DEFERRED`, while it has taken no
+    /// snapshot yet (SQLite takes it at the first read).
+    var readBegunAt: Int?
     let isReadOnly: Bool
     let synchronous: Connection.Synchronous
 
@@ -47,16 +54,33 @@ extension Connection {
     /// stack of one store.
     func beginRead(snapshot: Bool = false, oneStore: Bool = false) throws(StrataError) {
         try syncAttachments()
+        stores.snapshotCommitNumber = nil
+        stores.readBegunAt = nil
         guard !oneStore, let commitGate = stores.commitGate, let snapshotSQL = stores.snapshotSQL else {
             try run(.beginDeferred)
-            if snapshot { try run(.startSnapshot) }
+            if snapshot { try run(.startSnapshot) } else { stores.readBegunAt = statementCount }
             return
         }
-        try commitGate.withLock { (_: inout Int) throws(StrataError) -> Void in
+        try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
             try run(.beginDeferred)
             let statement = try cachedStatement(snapshotSQL)
             defer { statement.reset() }
             _ = try statement.step()
+            stores.snapshotCommitNumber = commits
+        }
+    }
+
+    /// How many commits the running read transaction sees, by the commit gate's count: in a read begun
+    /// with ``beginRead(snapshot:oneStore:)`` and no statement run yet, it takes the snapshot under the
+    /// gate. `nil` without a gate, or when the read already took its snapshot another way (its commits
+    /// are then unknown).
+    func commitsSeen() throws(StrataError) -> Int? {
+        if let seen = stores.snapshotCommitNumber { return seen }
+        guard let commitGate = stores.commitGate, statementCount == stores.readBegunAt else { return nil }
+        return try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Int in
+            try run(.startSnapshot)
+            stores.snapshotCommitNumber = commits
+            return commits
         }
     }
 
@@ -164,12 +188,24 @@ extension Connection {
         return try statement(key)
     }
 
-    /// `COMMIT`, under the commit gate in a stack of several stores (see ``beginRead(snapshot:)``).
-    func commitWrite() throws(StrataError) {
-        guard let commitGate = stores.commitGate, !stores.attachedSchemas.isEmpty else { return try run(.commit) }
+    /// `COMMIT`, under the commit gate (see ``beginRead(snapshot:oneStore:)``), which counts it;
+    /// `counted` runs under the gate too, with the commit's number, once it has committed.
+    func commitWrite(counted: (Int) -> Void = { _ in }) throws(StrataError) {
+        guard let commitGate = stores.commitGate else { return try run(.commit) }
         try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
             try run(.commit)
             commits += 1
+            counted(commits)
+        }
+    }
+
+    /// Counts a commit another connection made, which the stack noticed only now: `counted` runs under
+    /// the commit gate with its number. Reads that start afterwards count it among those they see.
+    func countExternalCommit(_ counted: (Int) -> Void) {
+        guard let commitGate = stores.commitGate else { return }
+        commitGate.withLock { commits in
+            commits += 1
+            counted(commits)
         }
     }
 }
