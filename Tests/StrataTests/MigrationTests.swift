@@ -388,6 +388,29 @@ struct MigrationTests {
         await again.close()
     }
 
+    @Test("a migration that copies no rows ends its progress at 1 too, with a finished event")
+    func progressWithoutRows() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("gauge.sqlite")
+        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
+        try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
+        await old.close()
+        let progress = MigrationProgress()
+        let collector = Task {
+            var events: [MigrationProgress.Event] = []
+            for await event in progress { events.append(event) }
+            return events
+        }
+        let history = SchemaHistory(Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self))
+        let stack = try await DataStack(history, storage: SQLiteStore(path: path), progress: progress)
+        let events = await collector.value
+        let last = try #require(events.last)
+        #expect(last.overallTotalRows == 0 && last.isFinished && last.fractionCompleted == 1)
+        #expect(events.dropLast().allSatisfy { !$0.isFinished })
+        #expect(try await stack.fetchAll(From<ProgressV2.Gauge>()).map(\.label) == ["new"])
+        await stack.close()
+    }
+
     @Test("deleteObjects drops chosen objects before they migrate, clears links to them, and never reuses their IDs")
     func deleteObjects() async throws {
         let directory = try TemporaryDirectory()
@@ -423,5 +446,17 @@ struct MigrationTests {
         await #expect(throws: CancellationError.self) { try await opening.value }
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
+    }
+}
+
+/// A store whose migration only adds a field: no step copies rows.
+enum ProgressV1 {
+    @Entity(name: "Gauge") struct Gauge { var level: Int = 0 }
+}
+
+enum ProgressV2 {
+    @Entity(name: "Gauge") struct Gauge {
+        var level: Int = 0
+        var label: String = "new"
     }
 }

@@ -30,10 +30,16 @@ public struct MigrationProgress: AsyncSequence, Sendable {
         public let overallCompletedRows: Int
         /// The rows to migrate over the whole migration.
         public let overallTotalRows: Int
+        /// Whether the migration has committed: the last event of a migration that succeeded, for its
+        /// last step, with ``fractionCompleted`` 1.
+        public let isFinished: Bool
 
-        /// The fraction of the whole migration done, from 0 to 1 (steps without rows to copy count as done).
+        /// The fraction of the whole migration done, from 0 to 1: by rows when some step copies rows,
+        /// otherwise by steps (a step that copies none counts as done once the next one starts). The
+        /// last event of a migration that succeeded has 1.
         public var fractionCompleted: Double {
-            overallTotalRows == 0 ? Double(stepIndex) / Double(Swift.max(stepCount, 1))
+            if isFinished { return 1 }
+            return overallTotalRows == 0 ? Double(stepIndex) / Double(Swift.max(stepCount, 1))
                 : Double(overallCompletedRows) / Double(overallTotalRows)
         }
     }

@@ -82,6 +82,9 @@ struct Migrator {
             try connection.execute(update, [.text(current.versionHash), .text("schema_hash")])
             try checkForeignKeys()
             try connection.execute("COMMIT")
+            if let last = plans.last {
+                report(last, index: plans.count - 1, of: plans.count, entity: nil, done: 0, total: 0, overall: totals, finished: true)
+            }
         } catch {
             connection.interruptHandle.disarm()
             _ = connection.resetActiveStatements()
@@ -136,11 +139,14 @@ struct Migrator {
         return Int(count)
     }
 
-    private func report(_ plan: MigrationPlan, index: Int, of steps: Int, entity: String?, done: Int, total: Int, overall: Progress) {
+    private func report(
+        _ plan: MigrationPlan, index: Int, of steps: Int, entity: String?, done: Int, total: Int, overall: Progress,
+        finished: Bool = false
+    ) {
         progress?.report(MigrationProgress.Event(
             source: plan.source.version, destination: plan.destination.version, stepIndex: index, stepCount: steps,
             entity: entity, completedRows: done, totalRows: total, overallCompletedRows: overall.done,
-            overallTotalRows: overall.total))
+            overallTotalRows: overall.total, isFinished: finished))
     }
 
     // MARK: One step
