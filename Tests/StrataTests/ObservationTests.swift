@@ -149,6 +149,22 @@ struct ListPublisherTests {
         #expect(next.sections.map(\.items.count) == [4, 1])
     }
 
+    @Test("NULL and the empty text are two sections, with their own IDs and names")
+    func nullAndEmptySections() async throws {
+        let stack = try await makeItemStack([
+            ("a", 1, 0, nil, false), ("b", 2, 0, "", false), ("c", 3, 0, "\u{0}x", false), ("d", 4, 0, "x", false),
+        ])
+        var iterator = stack.listPublisher(From<Item>().sectionBy(\.nickname)).makeAsyncIterator()
+        let list = try #require(try await iterator.next())
+        #expect(list.sections.map(\.id) == ["", "\u{0}", "\u{0}\u{0}x", "x"])
+        #expect(list.sections.map(\.name) == [nil, "", "\u{0}x", "x"])
+        #expect(list.sections.map { $0.items.map(\.name) } == [["a"], ["b"], ["c"], ["d"]])
+        try await stack.perform { tx in try tx.create(Into<Item>()) { $0.name = "e"; $0.nickname = "" } }
+        let next = try #require(try await iterator.next())
+        #expect(next.sections.map(\.items.count) == [1, 2, 1, 1])
+        #expect(list.applying(try #require(next.diff)) == next)
+    }
+
     @Test("each snapshot's diff leads from the previous snapshot to it, and names what changed")
     func diffs() async throws {
         let stack = try await makeItemStack(sampleItems)

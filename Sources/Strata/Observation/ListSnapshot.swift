@@ -14,7 +14,9 @@ import Synchronization
 public struct ListSnapshot<E: Entity>: Sendable, Equatable {
     /// One section: its identifier (the section field's value), display name and objects.
     public struct Section: Sendable, Hashable, Identifiable {
-        /// The section field's value, written out (empty for `NULL`; the one section of an unsectioned list).
+        /// The section field's value, written out: the text itself, or the number. Empty for `NULL` and
+        /// for the one section of an unsectioned list; an empty text is `"\u{0}"` (and a text that
+        /// starts with `"\u{0}"` gets one more in front), so that it is a section apart from `NULL`'s.
         public let id: String
         /// The display name, from the `name` transform of ``From/sectionBy(_:name:)``.
         public let name: String?

@@ -13,15 +13,18 @@ public struct SectionBy<E: Entity>: Sendable {
 
     /// The section identifier of a stored value: the text itself, or the number written out; empty
     /// for `NULL`. `-0.0` is the section of `0.0`: SQLite sorts the two as equal, so they would
-    /// interleave as two sections.
+    /// interleave as two sections. So that no value shares `NULL`'s identifier, an empty text (or
+    /// blob) is `"\u{0}"`, and a text that starts with `"\u{0}"` gets one more in front.
     static func identifier(of value: DatabaseValue) -> String {
+        let written: String
         switch value {
-        case .null: ""
-        case .integer(let value): String(value)
-        case .real(let value): String(value == 0 ? 0.0 : value)
-        case .text(let value): value
-        case .blob(let value): value.base64EncodedString()
+        case .null: return ""
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value == 0 ? 0.0 : value)
+        case .text(let value): written = value
+        case .blob(let value): written = value.base64EncodedString()
         }
+        return written.isEmpty || written.utf8.first == 0 ? "\u{0}" + written : written
     }
 }
 
@@ -44,7 +47,11 @@ extension From {
             fieldIndex: index,
             name: { value in
                 if let name, let typed = V(databaseValue: value) { return name(typed) }
-                return value.isNull ? nil : SectionBy<E>.identifier(of: value)
+                switch value {
+                case .null: return nil
+                case .text(let text): return text
+                default: return SectionBy<E>.identifier(of: value)
+                }
             })
         return copy
     }
