@@ -496,6 +496,28 @@ struct PredicateTranslationTests {
         await expectUnsupported(ordered, in: stack, naming: "caseInsensitiveCompare", "orderedSame")
     }
 
+    @Test("a Decimal (stored as text) refuses ordering filters, sorts, minimum and maximum; equality and sums work")
+    func decimalOrdering() async throws {
+        let (stack, _) = try await makeStack(schema: predicateItemSchema)
+        try await stack.perform { tx in
+            for price in ["9.5", "10"] { try tx.create(Into<PredicateItem>()) { $0.price = Decimal(string: price)! } }
+        }
+        let refusals: [() async throws -> Any] = [
+            { try await stack.fetchCount(From<PredicateItem>().where(\.price < Decimal(10))) },
+            { try await stack.fetchCount(From<PredicateItem>().where(\.price >= \.price)) },
+            { try await stack.fetchCount(From<PredicateItem>().where(.between(\.price, Decimal(1)...Decimal(20)))) },
+            { try await stack.fetchAll(From<PredicateItem>().orderBy(.ascending(\.price))) },
+            { try await stack.queryValue(From<PredicateItem>().select(Decimal.self, .maximum(\.price))) as Any },
+        ]
+        for refusal in refusals {
+            let error = await expectStrataError(.unsupportedQuery) { try await refusal() }
+            #expect(error?.message.contains("PredicateItem.price is a Decimal") == true, "\(String(describing: error))")
+        }
+        #expect(try await stack.fetchCount(From<PredicateItem>().where(\.price == Decimal(string: "9.5")!)) == 1)
+        #expect(try await stack.queryValue(From<PredicateItem>().select(Decimal.self, .sum(\.price))) == Decimal(string: "19.5"))
+        await stack.close()
+    }
+
     @Test("constructs without a SQL translation throw unsupportedQuery naming the construct and the entity")
     func unsupportedConstructs() async throws {
         let (stack, _) = try await predicateStack()

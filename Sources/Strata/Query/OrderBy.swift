@@ -25,12 +25,18 @@ public struct OrderBy<E: Entity>: Sendable {
 
     /// Smallest values first.
     public static func ascending<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> OrderBy<E> {
-        OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: true)])
+        OrderBy(terms: [Term(column: sortable(keyPath), ascending: true)])
     }
 
     /// Largest values first.
     public static func descending<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> OrderBy<E> {
-        OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: false)])
+        OrderBy(terms: [Term(column: sortable(keyPath), ascending: false)])
+    }
+
+    /// The column to sort by, or the error for a field SQL cannot sort (a `Decimal`, stored as text).
+    private static func sortable<V>(_ keyPath: KeyPath<E, V>) -> Result<ColumnRef, StrataError> {
+        if let refusal = TextStoredNumbers.refusal(keyPath, "sort by") { return .failure(refusal) }
+        return ColumnResolver.column(for: keyPath)
     }
 
     /// How text compares when sorting.

@@ -46,7 +46,13 @@ public struct SelectTerm<E: Entity>: Sendable {
     }
 
     private static func make<V>(_ function: Function, _ keyPath: KeyPath<E, V>, _ alias: String?) -> SelectTerm<E> {
-        SelectTerm(function: function, column: ColumnResolver.column(for: keyPath), alias: alias)
+        // SQLite's min() and max() compare a Decimal's stored text character by character.
+        if function == .minimum || function == .maximum,
+            let refusal = TextStoredNumbers.refusal(keyPath, "take the \(function == .minimum ? "minimum" : "maximum") of")
+        {
+            return SelectTerm(function: function, column: .failure(refusal), alias: alias)
+        }
+        return SelectTerm(function: function, column: ColumnResolver.column(for: keyPath), alias: alias)
     }
 
     /// The field's value.

@@ -4,6 +4,9 @@ extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
     fileprivate static func compare(
         _ keyPath: KeyPath<Root, Value>, _ op: SQLExpression.Comparison, _ value: Value
     ) -> Where<Root> {
+        if op.orders, let refusal = TextStoredNumbers.refusal(keyPath, "filter with \(op.rawValue)") {
+            return Where(.invalid(refusal))
+        }
         let column = Where<Root>.column(keyPath)
         let bound = value.databaseValue
         if bound.isNull, op == .equal || op == .notEqual {
@@ -15,7 +18,10 @@ extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
     fileprivate static func compare(
         _ lhs: KeyPath<Root, Value>, _ op: SQLExpression.Comparison, _ rhs: KeyPath<Root, Value>
     ) -> Where<Root> {
-        Where(.compare(Where<Root>.column(lhs), op, Where<Root>.column(rhs)))
+        if op.orders, let refusal = TextStoredNumbers.refusal(lhs, "filter with \(op.rawValue)") {
+            return Where(.invalid(refusal))
+        }
+        return Where(.compare(Where<Root>.column(lhs), op, Where<Root>.column(rhs)))
     }
 
     /// The field equals the value (`nil` matches `NULL`).

@@ -192,7 +192,9 @@ extension URL: DatabaseValueConvertible {
 }
 
 extension Decimal: DatabaseValueConvertible {
-    /// Decimals are stored as text so that no digit is lost to floating point.
+    /// Decimals are stored as text so that no digit is lost to floating point. SQL orders the text
+    /// character by character, so ordering filters, sorts, `minimum` and `maximum` refuse a `Decimal`
+    /// field; `==`, `!=`, `in` and sums work.
     @inlinable
     public static var storageClass: StorageClass { .text }
     @inlinable

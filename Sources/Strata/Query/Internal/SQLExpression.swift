@@ -42,6 +42,9 @@ indirect enum SQLExpression: Sendable {
     /// `==` on optionals.
     enum Comparison: String, Sendable {
         case equal = "IS", notEqual = "IS NOT", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+
+        /// Whether the comparison orders values (not `IS` / `IS NOT`).
+        var orders: Bool { self != .equal && self != .notEqual }
     }
 
     typealias TextTest = Strata.TextTest

@@ -1,0 +1,25 @@
+import Foundation
+
+/// `Decimal` is stored as text, so that no digit is lost, and SQL orders text character by character
+/// ("10" before "9"): filters that order it (`<`, `between`), sorts and `minimum` / `maximum` would give
+/// wrong answers without a word. They refuse it instead. Equality (`==`, `!=`, `in`) is exact.
+enum TextStoredNumbers {
+    /// Whether values of `V` are decimals (optional or not).
+    static func isDecimal<V>(_ type: V.Type) -> Bool {
+        V.self == Decimal.self || V.self == Decimal?.self
+    }
+
+    /// The error for ordering a `Decimal` field of `entity` by `operation` ("filter with <", "sort").
+    static func refusal<Root: Entity, V>(_ keyPath: KeyPath<Root, V>, _ operation: String) -> StrataError? {
+        guard isDecimal(V.self) else { return nil }
+        let entity = Root.entityDescription.name
+        let property = (try? ColumnResolver.column(for: keyPath).get())?.property ?? "a field"
+        return StrataError(
+            .unsupportedQuery,
+            "\(entity).\(property) is a Decimal, which Strata stores as text to keep every digit, and SQL "
+                + "orders text character by character (\"10\" before \"9\"), so it cannot \(operation) it. "
+                + "Compare it with ==, != or in; to filter, sort or aggregate by amount, store it as an integer "
+                + "of its smallest unit (cents) or as a Double.",
+            entity: entity, field: property)
+    }
+}
