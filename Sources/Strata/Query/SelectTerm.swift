@@ -37,6 +37,14 @@ public struct SelectTerm<E: Entity>: Sendable {
     public let function: Function
     let column: Result<ColumnRef, StrataError>
     let alias: String?
+    /// Whether the aggregate reads the column as a number (a `Decimal`, stored as text).
+    var comparesAsReal = false
+
+    /// The term's SQL over `column` (an expression): the aggregate applied, if any.
+    func sql(over column: String) -> String {
+        guard let function = function.sql else { return column }
+        return comparesAsReal ? "\(function)(CAST(\(column) AS REAL))" : "\(function)(\(column))"
+    }
 
     /// The key of the term's value in result rows.
     public var key: String {
@@ -46,13 +54,9 @@ public struct SelectTerm<E: Entity>: Sendable {
     }
 
     private static func make<V>(_ function: Function, _ keyPath: KeyPath<E, V>, _ alias: String?) -> SelectTerm<E> {
-        // SQLite's min() and max() compare a Decimal's stored text character by character.
-        if function == .minimum || function == .maximum,
-            let refusal = TextStoredNumbers.refusal(keyPath, "take the \(function == .minimum ? "minimum" : "maximum") of")
-        {
-            return SelectTerm(function: function, column: .failure(refusal), alias: alias)
-        }
-        return SelectTerm(function: function, column: ColumnResolver.column(for: keyPath), alias: alias)
+        // SQLite's min() and max() would compare a Decimal's stored text character by character.
+        let numeric = (function == .minimum || function == .maximum) && TextStoredNumbers.isDecimal(V.self)
+        return SelectTerm(function: function, column: ColumnResolver.column(for: keyPath), alias: alias, comparesAsReal: numeric)
     }
 
     /// The field's value.

@@ -193,8 +193,10 @@ extension URL: DatabaseValueConvertible {
 
 extension Decimal: DatabaseValueConvertible {
     /// Decimals are stored as text so that no digit is lost to floating point. SQL orders the text
-    /// character by character, so ordering filters, sorts, `minimum` and `maximum` refuse a `Decimal`
-    /// field; `==`, `!=`, `in` and sums work.
+    /// character by character, so ordering filters and sorts refuse a `Decimal` field; `==`, `!=` and
+    /// `in` compare it exactly. Sums, averages, minimums and maximums are computed as `Double`s (exact
+    /// up to about 15 significant digits), and a `Double` reads back as the decimal it prints as
+    /// (`19.99`, not `19.989999…`).
     @inlinable
     public static var storageClass: StorageClass { .text }
     @inlinable
@@ -206,7 +208,10 @@ extension Decimal: DatabaseValueConvertible {
             guard let value = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
             self = value
         case .integer(let value): self = Decimal(value)
-        case .real(let value): self = Decimal(value)
+        case .real(let value):
+            // The shortest text that reads back as the same Double: 19.99, where Decimal(19.99) would
+            // hold every binary digit (19.98999999999999488).
+            self = Decimal(string: "\(value)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(value)
         default: return nil
         }
     }

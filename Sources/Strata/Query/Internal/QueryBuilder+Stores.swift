@@ -93,9 +93,7 @@ extension QueryBuilder {
             parts.append(part.sql)
             result.bindings += part.bindings
         }
-        let values = query.terms.enumerated().map { index, term in
-            term.function.sql.map { "\($0)(\"_c\(index)\")" } ?? "\"_c\(index)\""
-        }
+        let values = query.terms.enumerated().map { index, term in term.sql(over: "\"_c\(index)\"") }
         result.sql = "SELECT \(values.joined(separator: ", ")) FROM (\(parts.joined(separator: " UNION ALL ")))"
         if !query.groups.isEmpty {
             result.sql += " GROUP BY " + query.groups.indices.map { "\"_g\($0)\"" }.joined(separator: ", ")

@@ -86,7 +86,7 @@ struct QueryBuilder: Sendable {
         var columns: [String] = []
         for term in query.terms {
             let column = try columnSQL(try term.column.get(), qualifier: table, into: &result)
-            columns.append(term.function.sql.map { "\($0)(\(column))" } ?? column)
+            columns.append(term.sql(over: column))
         }
         result.sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)" + result.sql
         try appendWhere(from.predicate, qualifier: table, to: &result)
