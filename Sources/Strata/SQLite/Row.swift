@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The current row of a running query, read column by column.
 ///
@@ -21,11 +21,38 @@ public struct Row {
         }
     }
 
+    /// A row of a statement whose rows all come from the store tagged `storeTag`.
+    init(statement: Statement, storeTag: UInt32) {
+        self.statement = statement
+        self.storeTag = storeTag
+    }
+
     /// Decodes the value of column `index` (0-based) as `V`.
     ///
     /// - Throws: ``StrataError/Code/typeMismatch`` when the stored value cannot be read as `V`.
     @inlinable
     public func decode<V: DatabaseValueConvertible>(at index: Int32) throws -> V {
+        // The common field types read their column with its own accessor when it holds their usual
+        // storage class, without making a DatabaseValue. Generated code names the field's type, so in
+        // its specialization each type test is a constant and the other cases vanish; anything else
+        // (another storage class or type) takes the general path below.
+        switch statement.columnType(at: index) {
+        case .text:
+            if V.self == String.self { return statement.text(at: index) as! V }
+            if V.self == String?.self { return Optional(statement.text(at: index)) as! V }
+        case .integer:
+            if V.self == Int.self, let exact = Int(exactly: statement.integer(at: index)) { return exact as! V }
+            if V.self == Int?.self, let exact = Int(exactly: statement.integer(at: index)) { return Optional(exact) as! V }
+        case .real:
+            if V.self == Double.self { return statement.real(at: index) as! V }
+            if V.self == Double?.self { return Optional(statement.real(at: index)) as! V }
+            if V.self == Date.self { return Date(timeIntervalSinceReferenceDate: statement.real(at: index)) as! V }
+            if V.self == Date?.self { return Optional(Date(timeIntervalSinceReferenceDate: statement.real(at: index))) as! V }
+        case .null:
+            if V.isOptional, let none = V(databaseValue: .null) { return none }
+        case .blob:
+            break
+        }
         let value = statement.value(at: index)
         guard let decoded = V(databaseValue: value) else {
             throw typeMismatch(V.self, value: value, at: index)
@@ -91,12 +118,18 @@ extension Row: Sendable {}
 public struct RowSequence {
     let statement: Statement
 
+    /// The connection's store tag, read once (through the statement's unowned connection).
+    let storeTag: UInt32
+
     init(statement: Statement) {
         self.statement = statement
+        self.storeTag = statement.connection.storeTag
     }
 
     /// The next row, or `nil` after the last one.
     public func next() throws -> Row? {
-        try statement.step() ? Row(statement: statement) : nil
+        guard try statement.step() else { return nil }
+        // A read across stores reads each row's store tag; otherwise every row has the connection's.
+        return statement.tagColumn >= 0 ? Row(statement: statement) : Row(statement: statement, storeTag: storeTag)
     }
 }

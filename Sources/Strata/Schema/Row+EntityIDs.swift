@@ -19,6 +19,9 @@ extension Row {
     /// Decodes an ID (an object's own, or a to-one relationship), tagged with the store it comes from.
     /// Generated code calls this.
     public func decodeID<T: Entity>(at index: Int32) throws -> EntityID<T> {
+        if statement.columnType(at: index) == .integer {
+            return EntityID(rawValue: statement.integer(at: index), storeTag: storeTag)
+        }
         let value = statement.value(at: index)
         guard case .integer(let raw) = value else { throw typeMismatch(EntityID<T>.self, value: value, at: index) }
         return EntityID(rawValue: raw, storeTag: storeTag)

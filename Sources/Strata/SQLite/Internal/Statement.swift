@@ -126,6 +126,36 @@ final class Statement {
         }
     }
 
+    /// The storage class of column `index` in the current row.
+    @usableFromInline
+    func columnType(at index: Int32) -> ColumnType {
+        ColumnType(rawValue: sqlite3_column_type(handle, index)) ?? .null
+    }
+
+    /// Column `index` read as an integer, whatever it holds (call after ``columnType(at:)`` said
+    /// `.integer`).
+    @usableFromInline
+    func integer(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` read as a floating-point number (call after ``columnType(at:)`` said `.real`).
+    @usableFromInline
+    func real(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// Column `index` read as text, invalid UTF-8 repaired as ``value(at:)`` does (call after
+    /// ``columnType(at:)`` said `.text`).
+    @usableFromInline
+    func text(at index: Int32) -> String {
+        // The column's value read once: its text and length then cost no second column lookup. (The
+        // value is unprotected, which makes no difference on a connection without a mutex.)
+        guard let value = sqlite3_column_value(handle, index), let text = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
     /// The name of a result column.
     func columnName(at index: Int32) -> String {
         sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "column \(index)"
@@ -134,6 +164,13 @@ final class Statement {
 
 @available(*, unavailable)
 extension Statement: Sendable {}
+
+/// SQLite's storage classes, as `sqlite3_column_type` numbers them (`SQLITE_INTEGER` … `SQLITE_NULL`),
+/// for inlinable row decoding, which cannot name SQLite's constants.
+@usableFromInline
+enum ColumnType: Int32 {
+    case integer = 1, real = 2, text = 3, blob = 4, null = 5
+}
 
 /// SQLite's `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
 let SQLITE_TRANSIENT_DESTRUCTOR = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
