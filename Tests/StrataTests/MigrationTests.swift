@@ -411,6 +411,30 @@ struct MigrationTests {
         await stack.close()
     }
 
+    @Test("a transform given the type of another version is refused before anything is written")
+    func transformOfAnotherVersionsType() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("gauge.sqlite")
+        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
+        try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
+        await old.close()
+        let history = SchemaHistory(
+            Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self),
+            steps: [MigrationStep(from: "G1", to: "G2", .transform(ProgressV1.Gauge.self) { _, gauge in gauge.level += 1 })])
+        let error = await expectStrataError(.invalidMigration) {
+            try await DataStack(history, storage: SQLiteStore(path: path))
+        }
+        #expect(error?.message.contains("Pass the type of version G2") == true, "\(String(describing: error))")
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
+        // Two transforms of one entity in a step: refused, not the last one silently kept.
+        let twice = SchemaHistory(
+            Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self),
+            steps: [MigrationStep(
+                from: "G1", to: "G2", .transform(ProgressV2.Gauge.self) { _, _ in }, .transform(ProgressV2.Gauge.self) { _, _ in })])
+        let duplicate = await expectStrataError(.invalidMigration) { try await DataStack(twice, storage: SQLiteStore(path: path)) }
+        #expect(duplicate?.message.contains("transforms Gauge twice") == true, "\(String(describing: duplicate))")
+    }
+
     @Test("deleteObjects drops chosen objects before they migrate, clears links to them, and never reuses their IDs")
     func deleteObjects() async throws {
         let directory = try TemporaryDirectory()

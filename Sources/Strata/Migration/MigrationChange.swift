@@ -19,6 +19,8 @@ public struct MigrationChange: Sendable {
     /// as the destination entity reads it, lets the user's closure change it, and binds its fields to
     /// the insert statement from parameter 2 on (the ID is parameter 1).
     struct Transform: Sendable {
+        /// The entity of the type the transform decodes and writes: it must be the destination version's.
+        let entity: EntityDescription
         let run: @Sendable (Row, MigrationObject, Statement) throws -> Void
     }
 
@@ -56,7 +58,7 @@ public struct MigrationChange: Sendable {
     public static func transform<E: Entity>(
         _ type: E.Type, _ body: @escaping @Sendable (MigrationObject, inout E) throws -> Void
     ) -> MigrationChange {
-        MigrationChange(kind: .transform(entity: E.entityDescription.name, Transform { row, source, insert in
+        MigrationChange(kind: .transform(entity: E.entityDescription.name, Transform(entity: E.entityDescription) { row, source, insert in
             var object = try E(row: row)
             try body(source, &object)
             var encoder = FieldEncoder(mode: .bind(insert, firstIndex: 2))

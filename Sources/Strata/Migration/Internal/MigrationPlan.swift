@@ -105,8 +105,14 @@ struct MigrationPlan {
             case .renameField(let entity, let old, let new):
                 fieldRenames[entity, default: [:]][new] = old
             case .fill(let entity, let field, let value):
+                guard fills[entity]?[field] == nil else {
+                    throw fail("the step fills \(entity).\(field) twice; keep one .fill for it.", entity: entity)
+                }
                 fills[entity, default: [:]][field] = value
             case .transform(let entity, let transform):
+                guard transforms[entity] == nil else {
+                    throw fail("the step transforms \(entity) twice; do all of it in one .transform.", entity: entity)
+                }
                 transforms[entity] = transform
             case .deleteObjects(let entity, let predicate):
                 guard source.entity(named: entity) != nil else {
@@ -169,11 +175,27 @@ struct MigrationPlan {
         for (entity, _) in fieldRenames where destination.entity(named: entity) == nil {
             throw fail("renameField names entity \(entity), which version \(destination.version) does not have.", entity: entity)
         }
-        for (entity, _) in transforms where destination.entity(named: entity) == nil {
-            throw fail("transform names entity \(entity), which version \(destination.version) does not have.", entity: entity)
+        for (entity, transform) in transforms {
+            guard let target = destination.entity(named: entity) else {
+                throw fail("transform names entity \(entity), which version \(destination.version) does not have.", entity: entity)
+            }
+            // The transform decodes rows with its type's columns and writes them into the new table: a
+            // type of another version (a copy of the struct before an edit) reads the wrong columns.
+            guard transform.entity == target else {
+                throw fail(
+                    "the transform of \(entity) takes a type whose fields differ from \(entity) in version "
+                        + "\(destination.version) (\(Self.fieldList(transform.entity)) against \(Self.fieldList(target))). "
+                        + "Pass the type of version \(destination.version): the one its Schema lists.",
+                    entity: entity)
+            }
         }
         planJoins(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted)
         try planRelationships(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
+    }
+
+    /// The fields of `entity`, as a message names them.
+    private static func fieldList(_ entity: EntityDescription) -> String {
+        entity.fields.map { "\($0.property): \($0.storageClass.rawValue)\($0.isOptional ? "?" : "")" }.joined(separator: ", ")
     }
 
     /// The plan of one entity that exists in both versions.
