@@ -435,6 +435,29 @@ struct MigrationTests {
         #expect(duplicate?.message.contains("transforms Gauge twice") == true, "\(String(describing: duplicate))")
     }
 
+    @Test("a stack still open when another stack migrated its store gets schemaMismatch, not SQLite's missing column")
+    func openStackAfterAnotherMigrated() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("gauge.sqlite")
+        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
+        try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
+        #expect(try await old.fetchAll(From<ProgressV1.Gauge>()).map(\.level) == [3])
+        let history = SchemaHistory(
+            Schema("G1", ProgressV1.Gauge.self), Schema("G3", ProgressV3.Gauge.self),
+            steps: [MigrationStep(from: "G1", to: "G3", .renameField("Gauge", from: "level", to: "amount"))])
+        let new = try await DataStack(history, storage: SQLiteStore(path: path))
+        #expect(try await new.fetchAll(From<ProgressV3.Gauge>()).map(\.amount) == [3])
+        for use in [
+            { _ = try await old.fetchAll(From<ProgressV1.Gauge>()) },
+            { try await old.perform { tx in _ = try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 4 } } },
+        ] as [() async throws -> Void] {
+            let error = await expectStrataError(.schemaMismatch) { try await use() }
+            #expect(error?.message.contains("is at version G3 now") == true, "\(String(describing: error))")
+        }
+        await old.close()
+        await new.close()
+    }
+
     @Test("deleteObjects drops chosen objects before they migrate, clears links to them, and never reuses their IDs")
     func deleteObjects() async throws {
         let directory = try TemporaryDirectory()
@@ -483,4 +506,8 @@ enum ProgressV2 {
         var level: Int = 0
         var label: String = "new"
     }
+}
+
+enum ProgressV3 {
+    @Entity(name: "Gauge") struct Gauge { var amount: Int = 0 }
 }

@@ -147,6 +147,8 @@ public final class DataStack: Sendable {
         }
         // Every stack counts its commits under the gate: list publishers learn which commits a read sees.
         options.commitGate = Locked(0)
+        // A statement that finds a table or column missing tells whether another stack migrated the store.
+        if !layout.isPartitioned { options.schemaVersion = schema.version }
         var attachedContexts: [StoreContext] = []
         for (planned, tag) in zip(layout.attached, tags.dropFirst()) {
             attachedContexts.append(try StoreContext(

@@ -36,10 +36,31 @@ extension Connection {
         case SQLITE_IOERR:
             code = .ioError
             what = "The operating system failed a read, write or sync of \(path) (\(text), extended code \(extended))."
+        case SQLITE_ERROR where expectedSchemaVersion != nil:
+            // "no such table", "no such column", "table … has no column named …": the store may have moved on.
+            if let expected = expectedSchemaVersion, let stored = storedSchemaVersion(), stored != expected {
+                code = .schemaMismatch
+                what = "The store at \(path) is at version \(stored) now: another stack or process migrated it while "
+                    + "this stack, made for version \(expected), had it open (\(text)). Close this stack, and open the "
+                    + "store with a schema history that includes version \(stored)."
+            } else {
+                code = .sqlite
+            }
         default:
             code = .sqlite
         }
         return StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
+    }
+
+    /// The schema version the store's metadata holds now, read with SQLite's own calls (not through
+    /// ``error(rc:sql:message:)``); `nil` when it cannot be read.
+    private func storedSchemaVersion() -> String? {
+        var statement: OpaquePointer?
+        let sql = "SELECT value FROM main.strata_metadata WHERE key = 'schema_version'"
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+        return String(cString: text)
     }
 }
 

@@ -31,8 +31,12 @@ final class Connection {
         /// The other stores of a stack of several, attached to the connection when it opens and, for
         /// those added later, before its next read.
         var attachments: AttachmentList?
-        /// Shared by the connections of a stack of several stores (see ``beginRead(snapshot:)``); it
-        /// counts the commits that went through it. (Not `Locked<Void>`: ThreadSanitizer takes the
+        /// The schema version the stack expects in the store's metadata (`nil`: not checked). A statement
+        /// that fails with `SQLITE_ERROR` (no such table or column, say) then checks whether another
+        /// stack migrated the store meanwhile.
+        var schemaVersion: String?
+        /// Shared by the connections of a stack (see ``beginRead(snapshot:oneStore:)``); it counts the
+        /// commits that went through it. (Not `Locked<Void>`: ThreadSanitizer takes the
         /// accesses of a value of no size for accesses of the lock's next field, and reports a race.)
         var commitGate: Locked<Int>?
     }
@@ -57,6 +61,8 @@ final class Connection {
     private(set) var statementCount = 0
     /// The tag of the store: IDs decoded on this connection carry it, and IDs with another tag are
     /// refused by the store (see `EntityID`).
+    /// See ``Options/schemaVersion``.
+    let expectedSchemaVersion: String?
     var storeTag: UInt32
     /// What the connection keeps of the other stores of a stack of several; only the methods in
     /// Connection+Stores.swift change it.
@@ -85,6 +91,7 @@ final class Connection {
         self.handle = db
         self.path = path
         self.storeTag = options.storeTag
+        self.expectedSchemaVersion = options.schemaVersion
         self.stores = ConnectionStores(options)
         // The flag outlives the connection's use of it: the connection holds the flag.
         sqlite3_progress_handler(db, 256, { context in
