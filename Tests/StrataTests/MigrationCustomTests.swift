@@ -136,9 +136,10 @@ struct MigrationCustomTests {
         let path = directory.path("refused.sqlite")
         _ = try await makeStore(at: path)
         let failing = MigrationStep(from: "V2", to: "V3", .custom { _ in throw Refused() })
-        await #expect(throws: Refused.self) {
+        let wrapped = await #expect(throws: MigrationError.self) {
             try await DataStack(SchemaHistory(v1, v2, v3, steps: [Self.mergeAndSplit, failing]), storage: SQLiteStore(path: path))
         }
+        #expect(wrapped?.underlying is Refused && wrapped?.source == "V2" && wrapped?.entity == nil)
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
         #expect(try storeValue(path, "SELECT count(*) FROM Address") == "1")
         let unknown = MigrationStep(from: "V2", to: "V3", .custom { migration in _ = try migration.sourceObjects("Address") })

@@ -350,7 +350,11 @@ struct MigrationTests {
             from: "V2", to: "V3",
             .transform(MV3.Writer.self) { old, _ in if old.id > 1 { throw Refused() } })
         let history = SchemaHistory(migrationV1, migrationV2, migrationV3, steps: [stepV1V2, failing])
-        await #expect(throws: Refused.self) { try await DataStack(history, storage: SQLiteStore(path: path)) }
+        // The transform's own error arrives wrapped, naming the step, the entity and the object.
+        let error = await #expect(throws: MigrationError.self) { try await DataStack(history, storage: SQLiteStore(path: path)) }
+        #expect(error?.source == "V2" && error?.destination == "V3" && error?.entity == "Writer" && error?.objectID == 2)
+        #expect(error?.underlying is Refused)
+        #expect(error?.localizedDescription.contains("V2 → V3, Writer object 2") == true)
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
         #expect(try storeValue(path, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'strata_new_%' OR name = 'Writer'") == "0")
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
@@ -358,6 +362,27 @@ struct MigrationTests {
         let stack = try await DataStack(migrationV1, storage: SQLiteStore(path: path))
         #expect(try await stack.fetchCount(From<MV1.Draft>()) == 1)
         await stack.close()
+    }
+
+    @Test("errors of deleteObjects and custom closures arrive wrapped in MigrationError, naming the step")
+    func closureErrorsWrapped() async throws {
+        struct Refused: Error {}
+        let directory = try TemporaryDirectory()
+        let path = directory.path("gauge.sqlite")
+        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
+        let gauge = try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
+        await old.close()
+        var errors: [MigrationError?] = []
+        for change in [MigrationChange.deleteObjects("Gauge") { _ in throw Refused() }, .custom { _ in throw Refused() }] {
+            let history = SchemaHistory(
+                Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self),
+                steps: [MigrationStep(from: "G1", to: "G2", change)])
+            errors.append(await #expect(throws: MigrationError.self) { try await DataStack(history, storage: SQLiteStore(path: path)) })
+        }
+        let (deletion, custom) = (errors[0], errors[1])
+        #expect(deletion?.entity == "Gauge" && deletion?.objectID == gauge.id.rawValue && deletion?.source == "G1")
+        #expect(custom?.entity == nil && custom?.objectID == nil && custom?.destination == "G2" && custom?.underlying is Refused)
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
     }
 
     @Test("progress reports each step and entity and ends with the migration")

@@ -66,6 +66,8 @@ extension Migrator {
                 try transform.run(Row(statement: query), object, insert)
             } catch let error as StrataError {
                 throw error.with(entity: destination.name)
+            } catch {
+                throw MigrationError(entity: destination.name, objectID: id, underlying: error)
             }
             for offset in 0..<Int32(hiddenExpressions.count) {
                 try insert.bind(query.value(at: hiddenStart + offset), at: Int32(2 + fieldCount) + offset)
@@ -99,7 +101,15 @@ extension Migrator {
         while try query.step() {
             guard case .integer(let id) = query.value(at: 0) else { continue }
             let values = (0..<description.fields.count).map { query.value(at: Int32($0 + 1)) }
-            if try predicate(MigrationObject(entity: entity, id: id, names: names, values: values)) { doomed.append(id) }
+            let selected: Bool
+            do {
+                selected = try predicate(MigrationObject(entity: entity, id: id, names: names, values: values))
+            } catch let error as StrataError {
+                throw error.with(entity: entity)
+            } catch {
+                throw MigrationError(entity: entity, objectID: id, underlying: error)
+            }
+            if selected { doomed.append(id) }
         }
         query.reset()
         guard let largest = doomed.max() else { return }

@@ -13,7 +13,13 @@ extension Migrator {
             connection.dropKeyedStatements()
         }
         for body in plan.customs {
-            try body(migration)
+            do {
+                try body(migration)
+            } catch let error as StrataError {
+                throw error
+            } catch {
+                throw MigrationError(entity: nil, objectID: nil, underlying: error)
+            }
         }
         try ids.saveMarks(connection)
         transaction.isOpen = false

@@ -155,6 +155,17 @@ struct Migrator {
         _ plan: MigrationPlan, index: Int, of steps: Int, counts: [String: Int], progress overall: inout Progress,
         cancelled: @Sendable () -> Bool
     ) throws {
+        do {
+            try runStep(plan, index: index, of: steps, counts: counts, progress: &overall, cancelled: cancelled)
+        } catch let error as MigrationError {
+            throw error.inStep(from: plan.source.version, to: plan.destination.version)
+        }
+    }
+
+    private func runStep(
+        _ plan: MigrationPlan, index: Int, of steps: Int, counts: [String: Int], progress overall: inout Progress,
+        cancelled: @Sendable () -> Bool
+    ) throws {
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
         for deletion in plan.deletions {
             try deleteObjects(deletion.entity, where: deletion.predicate, plan: plan)
