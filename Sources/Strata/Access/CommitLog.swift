@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+
 
 /// The change sets of the stack's latest commits, by the commit gate's numbers (see
 /// `Connection.commitsSeen()`), so that a list publisher can bring a snapshot up to exactly the state
@@ -24,7 +24,7 @@ final class CommitLog: Sendable {
         var droppedThrough = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Records commit `number`, which made `changes`. Numbers come in increasing order.
     func add(_ number: Int, _ changes: ChangeSet) {
