@@ -132,4 +132,16 @@ extension FormatPredicateTests {
         let error = formatError(format, arguments)
         #expect(reason(error).contains(expected), "\(format): \(reason(error))")
     }
+
+    @Test("An argument the key's column cannot hold is refused, not converted by SQLite")
+    func argumentOfWrongType() {
+        #expect(reason(formatError("age == %@", ["1"])).contains("compares key 'age', stored as INTEGER, with '%@' at position 7, which is text"))
+        #expect(reason(formatError("name > %@", [5])).contains("key 'name', stored as TEXT"))
+        #expect(reason(formatError("%@ < name", [5])).contains("key 'name', stored as TEXT"))
+        // Numbers compare across integer and real keys; nil compares with any key.
+        #expect(Where<FormatFriend>(format: "age > %@", arguments: [2.5]).expression.isValidForTests)
+        #expect(Where<FormatFriend>(format: "score > %@", arguments: [2]).expression.isValidForTests)
+        #expect(Where<FormatFriend>(format: "email == %@", arguments: [nil]).expression.isValidForTests)
+        #expect(Where<FormatFriend>(format: "born > %@", arguments: [Date()]).expression.isValidForTests)
+    }
 }

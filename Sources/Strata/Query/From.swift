@@ -66,6 +66,12 @@ public struct From<E: Entity>: Sendable {
         return copy
     }
 
+    /// The query of the first match alone, for `fetchOne` and `fetchID`: a limit of 1, unless the
+    /// caller's limit is smaller (0: no object; a negative one is refused as in any fetch).
+    var firstOnly: From<E> {
+        limit(limit.map { min($0, 1) } ?? 1)
+    }
+
     /// Skips the first `count` matching objects.
     public func offset(_ count: Int) -> From<E> {
         var copy = self

@@ -12,7 +12,7 @@ extension DataStack {
     public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
         let store = self.store
         return try await readers.read(entity: E.entityDescription.name, oneStore: store.readsOneStore(from)) {
-            try $0.fetchAll(from.limit(1), store: store).first
+            try $0.fetchAll(from.firstOnly, store: store).first
         }
     }
 

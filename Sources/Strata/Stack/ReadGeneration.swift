@@ -118,7 +118,7 @@ public final class ReadGeneration: Sendable {
     /// The first object that matches, or `nil`.
     public func fetchOne<E: Entity>(_ from: From<E>) async throws -> E? {
         let store = self.store
-        return try await pinned(entity: E.entityDescription.name) { try $0.fetchAll(from.limit(1), store: store).first }
+        return try await pinned(entity: E.entityDescription.name) { try $0.fetchAll(from.firstOnly, store: store).first }
     }
 
     /// The number of objects that match.

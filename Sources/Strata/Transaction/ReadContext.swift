@@ -88,7 +88,7 @@ public class ReadContext {
     /// The first object that matches, or `nil`.
     public func fetchOne<E: Entity>(_ from: From<E>) throws -> E? {
         try checkOpen()
-        return try connection.fetchAll(from.limit(1), store: store).first
+        return try connection.fetchAll(from.firstOnly, store: store).first
     }
 
     /// The number of objects that match.

@@ -25,6 +25,9 @@ public final class Transaction: ReadContext {
     var storeChanges: [ChangeSet] = []
     /// Whether changes are also recorded by store (see ``storeChanges``).
     let splitsChanges: Bool
+    /// Whether this transaction set `PRAGMA defer_foreign_keys` (for a delete with rules; SQLite
+    /// turns it off at the end of the SQLite transaction).
+    var foreignKeysDeferred = false
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
     /// The `UPDATE` text per entity and set of changed fields, built once per transaction: an import
@@ -124,6 +127,26 @@ public final class Transaction: ReadContext {
                 if case .integer(let target) = values[toOne.fieldIndex] { try checkTarget(toOne, target) }
             }
         }
+        // Derived fields and to-many members are checked before the row is written, so that a refused
+        // create leaves nothing behind.
+        var collected: FieldEncoder?
+        if entity.hasRelationships || !entity.description.derived.isEmpty {
+            let values = FieldEncoder.collect(object)
+            collected = values
+            let fresh = FieldEncoder.collect(E(newObject: NewObject()))
+            if let index = values.derivedValues.indices.first(where: { values.derivedValues[$0] != fresh.derivedValues[$0] }) {
+                let derived = entity.description.derived[index]
+                throw StrataError(
+                    .invalidEdit,
+                    "\(E.self).\(derived.property) is derived: the store computes it from '\(derived.relationship)'; "
+                        + "set that relationship instead.",
+                    entity: name, field: derived.property)
+            }
+            for relationship in store.graph.toMany[name] ?? [] where !values.relationships[relationship.index].isEmpty {
+                let members = values.relationships[relationship.index]
+                try checkToMany(relationship, from: [], to: relationship.isOrdered ? members : members.sorted())
+            }
+        }
         let id = try ids.allocate(name, connection)
         try statement.bind(.integer(id), at: 1)
         do {
@@ -133,9 +156,8 @@ public final class Transaction: ReadContext {
         }
         object.id = EntityID(rawValue: id, storeTag: connection.storeTag)
         recordInsert(entity: name, id: object.id.rawValue)
-        guard entity.hasRelationships else { return object }
+        guard entity.hasRelationships, let values = collected else { return object }
         // Relationships set in `configure`: follow the foreign keys, store the to-many members.
-        let values = FieldEncoder.collect(object)
         for toOne in store.graph.toOne[name] ?? [] {
             if case .integer(let target) = values.values[toOne.fieldIndex] {
                 try toOneChanged(toOne, of: object.id.rawValue, from: nil, to: target)
@@ -207,6 +229,15 @@ public final class Transaction: ReadContext {
         for toOne in toOnes {
             if case .integer(let target) = after.values[toOne.fieldIndex] { try checkTarget(toOne, target) }
         }
+        // The new members of to-many relationships are checked before anything is written, so that a
+        // refused edit leaves the object as it was.
+        var storedMembers: [Int: [Int64]] = [:]
+        for relationship in store.graph.toMany[name] ?? [] where before.relationships[relationship.index] != after.relationships[relationship.index] {
+            let stored = try relatedIDs(relationship, of: id.rawValue)
+            let new = after.relationships[relationship.index]
+            try checkToMany(relationship, from: stored, to: relationship.isOrdered ? new : new.sorted())
+            storedMembers[relationship.index] = stored
+        }
         if !changed.isEmpty {
             let key = UpdateText(entity: ObjectIdentifier(entity), fields: changed)
             let text = updateTexts[key] ?? store.builder.update(entity.description, fields: changed)
@@ -239,7 +270,7 @@ public final class Transaction: ReadContext {
             let new = after.relationships[relationship.index]
             guard old != new else { continue }
             all.insert(relationship.property)
-            let stored = try relatedIDs(relationship, of: id.rawValue)
+            let stored = try storedMembers[relationship.index] ?? relatedIDs(relationship, of: id.rawValue)
             try applyToMany(relationship, of: id.rawValue, from: stored, to: relationship.isOrdered ? new : new.sorted())
         }
         guard !all.isEmpty else { return (edited, all) }
@@ -266,8 +297,7 @@ public final class Transaction: ReadContext {
         let entity = try store.entity(E.self)
         let name = entity.description.name
         if store.hasRelationships(name) {
-            var visited: Set<String> = []
-            try deleteApplyingRules(name, id.rawValue, visited: &visited)
+            try deleteWithRules(name, [id.rawValue])
             return
         }
         let kept = try preservedValues(name, id.rawValue)
@@ -293,10 +323,14 @@ public final class Transaction: ReadContext {
         for id in ids { try delete(id) }
     }
 
-    /// Deletes every object that matches and returns how many were deleted.
+    /// Deletes every object that matches and returns how many were deleted. A limit and an offset
+    /// (``From/tweak(_:)``) choose which objects, in the fetch's order, as for ``fetchAll(_:)``.
+    ///
+    /// - Throws: ``StrataError/Code/invalidArgument`` for a negative limit or offset.
     @discardableResult
     public func deleteAll<E: Entity>(_ from: From<E>) throws -> Int {
         try checkOpen()
+        try from.validate()
         if store === stack, stack.isPartitioned || from.configurations != nil {
             let stores = try stack.stores(for: E.entityDescription.name, scope: from.configurations)
             guard stores.count == 1 else {
@@ -320,14 +354,12 @@ public final class Transaction: ReadContext {
         let entity = try store.entity(E.self)
         if store.hasRelationships(entity.description.name) {
             let ids = try connection.fetchIDs(from, store: store)
-            var visited: Set<String> = []
-            for id in ids {
-                try deleteApplyingRules(entity.description.name, id.rawValue, visited: &visited)
-            }
+            try deleteWithRules(entity.description.name, ids.map(\.rawValue))
             return ids.count
         }
-        if preserved[entity.description.name] != nil {
-            // Row by row, so that each row's preserved values are read before it goes.
+        if preserved[entity.description.name] != nil || from.limit != nil || from.offset != nil {
+            // Row by row: so that each row's preserved values are read before it goes, or so that a
+            // limit and an offset pick the rows in the fetch's order (SQLite's DELETE has neither).
             let ids = try connection.fetchIDs(from, store: store)
             for id in ids { try delete(id) }
             return ids.count

@@ -28,11 +28,38 @@ extension FormatParser {
             }
             return .isNull(rightIsNull ? lhs : rhs, negated: comparison == .notEqual)
         }
+        try checkTypes(left, right, operatorToken)
+        try checkTypes(right, left, operatorToken)
         // A value on the left and a key on the right: `30 < age` is `age > 30`.
         if case .value = lhs, case .column = rhs {
             return .compare(rhs, flipped(comparison), lhs)
         }
         return .compare(lhs, comparison, rhs)
+    }
+
+    /// Refuses a value that a key's column cannot hold (SQLite would convert one to the other, or
+    /// order the two storage classes apart, and quietly match the wrong objects): numbers compare with
+    /// integer and real keys, text with text keys, data with data keys.
+    func checkTypes(_ key: Located, _ other: Located, _ operatorToken: FormatToken) throws(FormatError) {
+        guard case .column(let column, let storageClass) = key.operand else { return }
+        let value: DatabaseValue
+        switch other.operand {
+        case .value(let bound), .object(.scalar(let bound)): value = bound
+        default: return
+        }
+        let fits: Bool =
+            switch (storageClass, value) {
+            case (_, .null): true
+            case (.integer, .integer), (.integer, .real), (.real, .integer), (.real, .real): true
+            case (.text, .text), (.blob, .blob): true
+            default: false
+            }
+        guard !fits else { return }
+        throw FormatError(
+            "'\(operatorToken.text)' at position \(operatorToken.position) compares key '\(column.property)', stored as "
+                + "\(storageClass.rawValue), with '\(other.token.text)' at position \(other.token.position), which is "
+                + "\(describe(value)); pass a value of the field's type",
+            position: other.token.position)
     }
 
     func flipped(_ comparison: SQLExpression.Comparison) -> SQLExpression.Comparison {

@@ -114,8 +114,10 @@ struct QueryBuilder: Sendable {
         return query
     }
 
-    /// `DELETE FROM <table> [WHERE] RETURNING id`.
+    /// `DELETE FROM <table> [WHERE] RETURNING id`: every matching row (a limit or an offset is the
+    /// caller's to apply, by IDs).
     func delete<E>(_ from: From<E>) throws(StrataError) -> SQLQuery {
+        precondition(from.limit == nil && from.offset == nil, "DELETE cannot limit; delete by IDs")
         let table = qualified(E.entityDescription.name)
         var query = SQLQuery(sql: "DELETE FROM \(table)", bindings: [])
         try appendWhere(from.predicate, qualifier: table, to: &query)

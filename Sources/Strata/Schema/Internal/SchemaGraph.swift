@@ -54,6 +54,12 @@ struct SchemaGraph: Sendable {
     /// Hidden position columns per table, for ordered one-to-many relationships.
     private(set) var positionColumns: [String: [String]] = [:]
 
+    /// Whether some relationship's delete rule is `.deny` (deletes then check the rules before writing).
+    var hasDenyRule: Bool {
+        toMany.values.contains { $0.contains { $0.deleteRule == .deny } }
+            || toOne.values.contains { $0.contains { $0.deleteRule == .deny } }
+    }
+
     init(schema: Schema) throws(StrataError) {
         for entity in schema.entities { entities[entity.name] = entity }
         let name = { (reference: EntityReference, source: String, property: String) throws(StrataError) -> String in

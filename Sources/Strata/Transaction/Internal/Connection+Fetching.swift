@@ -197,7 +197,7 @@ extension Connection {
     }
 
     func fetchID<E: Entity>(_ from: From<E>, store: StoreContext) throws(StrataError) -> EntityID<E>? {
-        try fetchIDs(from.limit(1), store: store).first
+        try fetchIDs(from.firstOnly, store: store).first
     }
 
     func fetchExisting<E: Entity, S: Sequence>(ids: S, store: StoreContext) throws -> [E] where S.Element == EntityID<E> {

@@ -72,6 +72,29 @@ extension Transaction {
     // MARK: To-many
 
     /// Makes the stored members of a to-many relationship of object `id` go from `old` to `new`.
+    /// Checks a to-many relationship's new members before anything is written, so that a refused
+    /// change leaves nothing behind (a caller that catches the error and goes on finds the row as it
+    /// was): an ordered relationship lists each member once, and every added member exists.
+    func checkToMany(_ relationship: SchemaGraph.ToMany, from old: [Int64], to new: [Int64]) throws(StrataError) {
+        guard old != new else { return }
+        if relationship.isOrdered {
+            var seen = Set<Int64>()
+            if let repeated = new.first(where: { !seen.insert($0).inserted }) {
+                throw StrataError(
+                    .invalidEdit,
+                    "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
+                        + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
+                    entity: relationship.source, field: relationship.property)
+            }
+        }
+        let oldMembers = Set(old)
+        for member in new where !oldMembers.contains(member) {
+            guard try !integers(builder.exists(table: relationship.target), [.integer(member)]).isEmpty else {
+                throw notFound(relationship.target, member, from: relationship.source, relationship.property)
+            }
+        }
+    }
+
     func applyToMany(_ relationship: SchemaGraph.ToMany, of id: Int64, from old: [Int64], to new: [Int64]) throws(StrataError) {
         guard old != new else { return }
         if relationship.isOrdered {
@@ -171,7 +194,24 @@ extension Transaction {
     // MARK: Delete rules
 
     /// Deletes an object after applying the delete rules of every relationship it takes part in.
-    func deleteApplyingRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
+    /// Deletes objects of `entity` with their relationships' delete rules. A refused delete leaves
+    /// nothing behind: every `.deny` on the way, for all of `ids`, is checked before the first write.
+    /// Objects that point at each other (a cycle of cascades) are checked against their foreign keys at
+    /// the commit, once all of them are gone.
+    func deleteWithRules(_ entity: String, _ ids: [Int64]) throws(StrataError) {
+        if graph.hasDenyRule {
+            var checked: Set<String> = []
+            for id in ids { try checkDenyRules(entity, id, visited: &checked) }
+        }
+        if !foreignKeysDeferred {
+            try connection.execute("PRAGMA defer_foreign_keys = ON")
+            foreignKeysDeferred = true
+        }
+        var visited: Set<String> = []
+        for id in ids { try deleteApplyingRules(entity, id, visited: &visited) }
+    }
+
+    private func deleteApplyingRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
         guard visited.insert("\(entity)#\(id)").inserted else { return }
         var cascades: [(String, Int64)] = []
         // Its to-many relationships.
@@ -220,6 +260,23 @@ extension Transaction {
         }
         for (target, targetID) in cascades {
             try deleteApplyingRules(target, targetID, visited: &visited)
+        }
+    }
+
+    /// Walks what deleting `entity` `id` would delete, as ``deleteApplyingRules(_:_:visited:)`` does,
+    /// without writing, and throws where a `.deny` rule would refuse.
+    private func checkDenyRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
+        guard visited.insert("\(entity)#\(id)").inserted else { return }
+        for relationship in graph.toMany[entity] ?? [] where relationship.deleteRule != .nullify {
+            let members = try relatedIDs(relationship, of: id)
+            guard !members.isEmpty else { continue }
+            if relationship.deleteRule == .deny { throw denied(entity, id, relationship.property, relationship.target, members) }
+            for member in members { try checkDenyRules(relationship.target, member, visited: &visited) }
+        }
+        for toOne in graph.toOne[entity] ?? [] where toOne.deleteRule != .nullify {
+            guard let target = try foreignKey(toOne, of: id) else { continue }
+            if toOne.deleteRule == .deny { throw denied(entity, id, toOne.property, toOne.target, [target]) }
+            try checkDenyRules(toOne.target, target, visited: &visited)
         }
     }
 
