@@ -133,7 +133,7 @@ public final class Transaction: ReadContext {
         if entity.hasRelationships || !entity.description.derived.isEmpty {
             let values = FieldEncoder.collect(object)
             collected = values
-            let fresh = FieldEncoder.collect(E(newObject: NewObject()))
+            let fresh = entity.description.derived.isEmpty ? values : FieldEncoder.collect(E(newObject: NewObject()))
             if let index = values.derivedValues.indices.first(where: { values.derivedValues[$0] != fresh.derivedValues[$0] }) {
                 let derived = entity.description.derived[index]
                 throw StrataError(
