@@ -71,6 +71,7 @@ extension FormatPredicateTests {
         ("%K > 3", [5], "%K at position 0 expects a key name (String), got Int (argument 1)"),
         ("age > %d AND name == %@", [30], "2 arguments expected, 1 given: %@ at position 21 has no argument"),
         ("age > 3", [30], "0 arguments expected, 1 given"),
+        ("age ==", [3], "expected a value after '==' at position 6, found the end of the format string"),
         ("age > %d", ["30"], "%d at position 6 expects an integer argument, got String (argument 1)"),
         ("age > %d OR score > %f", [1, "x"], "%f at position 20 expects a floating-point argument, got String (argument 2)"),
         ("age > %d", [2.5], "%d at position 6 expects an integer argument, got Double (argument 1)"),

@@ -67,6 +67,8 @@ struct FormatParser {
                     "\(expected), \(given): \(missing.text) at position \(missing.position) has no argument",
                     position: missing.position)
             }
+            // Too many arguments: a malformed string ("score ==", 3) is the likelier mistake; say that first.
+            _ = try parse(format, arguments: Array(arguments.prefix(specifiers.count)), entity: entity)
             throw FormatError("\(expected), \(given)", position: nil)
         }
         if tokens.count == 1 {
