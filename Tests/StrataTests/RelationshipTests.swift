@@ -254,6 +254,9 @@ struct RelationshipTests {
         #expect(try await stack.fetchAll(From<Owner>().where(.any(\.critters, \.age > 5))).map(\.name).sorted() == ["Ada", "Grace"])
         #expect(try await stack.fetchAll(From<Owner>().where(.all(\.critters, \.age > 5))).map(\.name).sorted() == ["Grace", "Nobody"])
         #expect(try await stack.fetchAll(From<Owner>().where(\.critters.count >= 1 && \.critters.count < 2)).map(\.name) == ["Grace"])
+        // The same test in a #Predicate.
+        #expect(try await stack.fetchAll(From<Owner>().where(#Predicate { $0.critters.count >= 1 && $0.critters.count < 2 })).map(\.name) == ["Grace"])
+        #expect(try await stack.fetchCount(From<Owner>().where(#Predicate { $0.favorites.count == 0 })) > 0)
         let nested = From<Owner>().where(.any(\.critters, .related(\.owner, \.name == "Ada")))
         #expect(try await stack.fetchIDs(nested) == [owner.id])
         await expectStrataError(.unsupportedQuery) { try await stack.fetchAll(From<Owner>().where(\.display == "x")) }

@@ -28,6 +28,13 @@ extension PredicateExpressions.NilLiteral: SQLTranslatablePredicateExpression {
 
 extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
     func sqlTerm<E: Entity>(in translator: PredicateTranslator<E>) throws(StrataError) -> PredicateTerm {
+        // `$0.pets.count`: the count of a to-many relationship, which is no column on its own.
+        if let link = root as? any PredicateEntityKeyPath, let inner = link.keyPathFromEntity(in: translator),
+            let path = inner.appending(path: keyPath) as? PartialKeyPath<E>,
+            case .success(let column) = ColumnResolver.column(for: path), case .toManyCount = column.kind
+        {
+            return .scalar(.column(column))
+        }
         let base = try translator.translate(root)
         if let id = Root.Output.self as? any EntityIDNavigation.Type {
             // `$0.owner?.name`: the key path reads a field of the object an ID names.
@@ -54,6 +61,19 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
                 .compare(try translator.sqlValue(text), .equal, .value(.text("")))
             })
         }
+    }
+}
+
+/// A key path expression that may read the predicate's object directly (`$0.pets`).
+protocol PredicateEntityKeyPath {
+    /// The key path, when its root is the object the predicate tests; `nil` otherwise.
+    func keyPathFromEntity<E: Entity>(in translator: PredicateTranslator<E>) -> AnyKeyPath?
+}
+
+extension PredicateExpressions.KeyPath: PredicateEntityKeyPath {
+    func keyPathFromEntity<E: Entity>(in translator: PredicateTranslator<E>) -> AnyKeyPath? {
+        guard let base = try? translator.translate(root), case .entity = base else { return nil }
+        return keyPath
     }
 }
 
