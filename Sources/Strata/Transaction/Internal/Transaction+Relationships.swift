@@ -77,16 +77,7 @@ extension Transaction {
     /// was): an ordered relationship lists each member once, and every added member exists.
     func checkToMany(_ relationship: SchemaGraph.ToMany, from old: [Int64], to new: [Int64]) throws(StrataError) {
         guard old != new else { return }
-        if relationship.isOrdered {
-            var seen = Set<Int64>()
-            if let repeated = new.first(where: { !seen.insert($0).inserted }) {
-                throw StrataError(
-                    .invalidEdit,
-                    "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
-                        + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
-                    entity: relationship.source, field: relationship.property)
-            }
-        }
+        try checkRepeats(relationship, new)
         let oldMembers = Set(old)
         for member in new where !oldMembers.contains(member) {
             guard try !integers(builder.exists(table: relationship.target), [.integer(member)]).isEmpty else {
@@ -95,18 +86,22 @@ extension Transaction {
         }
     }
 
+    /// An ordered to-many relationship holds each member once.
+    private func checkRepeats(_ relationship: SchemaGraph.ToMany, _ new: [Int64]) throws(StrataError) {
+        guard relationship.isOrdered else { return }
+        var seen = Set<Int64>()
+        if let repeated = new.first(where: { !seen.insert($0).inserted }) {
+            throw StrataError(
+                .invalidEdit,
+                "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
+                    + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
+                entity: relationship.source, field: relationship.property)
+        }
+    }
+
     func applyToMany(_ relationship: SchemaGraph.ToMany, of id: Int64, from old: [Int64], to new: [Int64]) throws(StrataError) {
         guard old != new else { return }
-        if relationship.isOrdered {
-            var seen = Set<Int64>()
-            if let repeated = new.first(where: { !seen.insert($0).inserted }) {
-                throw StrataError(
-                    .invalidEdit,
-                    "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
-                        + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
-                    entity: relationship.source, field: relationship.property)
-            }
-        }
+        try checkRepeats(relationship, new)
         let oldMembers = Set(old)
         let removed = oldMembers.subtracting(new)
         let added = new.filter { !oldMembers.contains($0) }
