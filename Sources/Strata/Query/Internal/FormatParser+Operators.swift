@@ -136,6 +136,11 @@ extension FormatParser {
             return .between(lhs, .value(lower), .value(upper))
         case .object(.halfOpenRange(let lower, let upper)):
             return .and(.compare(lhs, .greaterOrEqual, .value(lower)), .compare(lhs, .less, .value(upper)))
+        case .object(.scalar(let value)):
+            throw FormatError(
+                "IN at position \(operatorToken.position) expects a list {…} or an array argument %@, but the "
+                    + "argument for '\(right.token.text)' at position \(right.token.position) is \(describe(value)), not a collection",
+                position: right.token.position)
         default:
             throw FormatError(
                 "IN at position \(operatorToken.position) expects a list {…} or an array argument %@, "
