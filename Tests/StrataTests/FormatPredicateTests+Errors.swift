@@ -139,6 +139,9 @@ extension FormatPredicateTests {
         #expect(reason(formatError("age == %@", ["1"])).contains("compares key 'age', stored as INTEGER, with '%@' at position 7, which is text"))
         #expect(reason(formatError("name > %@", [5])).contains("key 'name', stored as TEXT"))
         #expect(reason(formatError("%@ < name", [5])).contains("key 'name', stored as TEXT"))
+        #expect(reason(formatError("age IN %@", [["1", "2"]])).contains("key 'age', stored as INTEGER"))
+        #expect(reason(formatError("name IN {1, 2}")).contains("key 'name', stored as TEXT"))
+        #expect(Where<FormatFriend>(format: "age IN %@", arguments: [[1, 2]]).expression.isValidForTests)
         // Numbers compare across integer and real keys; nil compares with any key.
         #expect(Where<FormatFriend>(format: "age > %@", arguments: [2.5]).expression.isValidForTests)
         #expect(Where<FormatFriend>(format: "score > %@", arguments: [2]).expression.isValidForTests)

@@ -41,12 +41,17 @@ extension FormatParser {
     /// order the two storage classes apart, and quietly match the wrong objects): numbers compare with
     /// integer and real keys, text with text keys, data with data keys.
     func checkTypes(_ key: Located, _ other: Located, _ operatorToken: FormatToken) throws(FormatError) {
-        guard case .column(let column, let storageClass) = key.operand else { return }
         let value: DatabaseValue
         switch other.operand {
         case .value(let bound), .object(.scalar(let bound)): value = bound
         default: return
         }
+        try checkType(of: value, against: key, other, operatorToken)
+    }
+
+    /// Refuses `value` (given at `other`) when the key at `key` cannot hold it (see ``checkTypes(_:_:_:)``).
+    func checkType(of value: DatabaseValue, against key: Located, _ other: Located, _ operatorToken: FormatToken) throws(FormatError) {
+        guard case .column(let column, let storageClass) = key.operand else { return }
         let fits: Bool =
             switch (storageClass, value) {
             case (_, .null): true
@@ -124,6 +129,7 @@ extension FormatParser {
                             + "'\(element.token.text)' at position \(element.token.position)",
                         position: element.token.position)
                 }
+                try checkType(of: value, against: left, element, operatorToken)
                 values.append(value)
             }
             return .inList(lhs, values, negated: false)
@@ -131,6 +137,7 @@ extension FormatParser {
         let right = try expectOperand(after: operatorToken)
         switch right.operand {
         case .object(.collection(let values)):
+            for value in values { try checkType(of: value, against: left, right, operatorToken) }
             return .inList(lhs, values, negated: false)
         case .object(.closedRange(let lower, let upper)):
             return .between(lhs, .value(lower), .value(upper))
