@@ -35,7 +35,7 @@ public struct OrderBy<E: Entity>: Sendable {
 
     /// The column to sort by, or the error for a field SQL cannot sort (a `Decimal`, stored as text).
     private static func sortable<V>(_ keyPath: KeyPath<E, V>) -> Result<ColumnRef, StrataError> {
-        if let refusal = TextStoredNumbers.refusal(keyPath, "sort by") { return .failure(refusal) }
+        if let refusal = TextStoredNumbers.refusal(keyPath, "sort by it") { return .failure(refusal) }
         return ColumnResolver.column(for: keyPath)
     }
 

@@ -17,7 +17,7 @@ extension Where {
 
     /// The field lies in the closed range, both ends included (SQL `BETWEEN`).
     public static func between<V: DatabaseValueConvertible & Comparable>(_ keyPath: KeyPath<E, V>, _ range: ClosedRange<V>) -> Where<E> {
-        if let refusal = TextStoredNumbers.refusal(keyPath, "filter with between") { return Where(.invalid(refusal)) }
+        if let refusal = TextStoredNumbers.refusal(keyPath, "filter it with between") { return Where(.invalid(refusal)) }
         return Where(
             SQLExpression.between(column(keyPath), .value(range.lowerBound.databaseValue), .value(range.upperBound.databaseValue))
                 .checkingStores(of: [range.lowerBound, range.upperBound]))

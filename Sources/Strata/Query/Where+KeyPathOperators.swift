@@ -4,7 +4,7 @@ extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
     fileprivate static func compare(
         _ keyPath: KeyPath<Root, Value>, _ op: SQLExpression.Comparison, _ value: Value
     ) -> Where<Root> {
-        if op.orders, let refusal = TextStoredNumbers.refusal(keyPath, "filter with \(op.rawValue)") {
+        if op.orders, let refusal = TextStoredNumbers.refusal(keyPath, "filter it with \(op.rawValue)") {
             return Where(.invalid(refusal))
         }
         let column = Where<Root>.column(keyPath)
@@ -18,7 +18,7 @@ extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
     fileprivate static func compare(
         _ lhs: KeyPath<Root, Value>, _ op: SQLExpression.Comparison, _ rhs: KeyPath<Root, Value>
     ) -> Where<Root> {
-        if op.orders, let refusal = TextStoredNumbers.refusal(lhs, "filter with \(op.rawValue)") {
+        if op.orders, let refusal = TextStoredNumbers.refusal(lhs, "filter it with \(op.rawValue)") {
             return Where(.invalid(refusal))
         }
         return Where(.compare(Where<Root>.column(lhs), op, Where<Root>.column(rhs)))

@@ -9,7 +9,7 @@ enum TextStoredNumbers {
         V.self == Decimal.self || V.self == Decimal?.self
     }
 
-    /// The error for ordering a `Decimal` field of `entity` by `operation` ("filter with <", "sort").
+    /// The error for ordering a `Decimal` field by `operation` ("filter it with <", "sort by it").
     static func refusal<Root: Entity, V>(_ keyPath: KeyPath<Root, V>, _ operation: String) -> StrataError? {
         guard isDecimal(V.self) else { return nil }
         let entity = Root.entityDescription.name
@@ -17,7 +17,7 @@ enum TextStoredNumbers {
         return StrataError(
             .unsupportedQuery,
             "\(entity).\(property) is a Decimal, which Strata stores as text to keep every digit, and SQL "
-                + "orders text character by character (\"10\" before \"9\"), so it cannot \(operation) it. "
+                + "orders text character by character (\"10\" before \"9\"), so Strata cannot \(operation). "
                 + "Compare it with ==, != or in; to filter, sort or aggregate by amount, store it as an integer "
                 + "of its smallest unit (cents) or as a Double.",
             entity: entity, field: property)
