@@ -324,7 +324,7 @@ public final class Transaction: ReadContext {
     }
 
     /// Deletes every object that matches and returns how many were deleted. A limit and an offset
-    /// (``From/tweak(_:)``) choose which objects, in the fetch's order, as for ``fetchAll(_:)``.
+    /// (``From/tweak(_:)``) choose which objects, in the fetch's order, as for ``ReadContext/fetchAll(_:)``.
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` for a negative limit or offset.
     @discardableResult
