@@ -369,9 +369,7 @@ struct MigrationTests {
         struct Refused: Error {}
         let directory = try TemporaryDirectory()
         let path = directory.path("gauge.sqlite")
-        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
-        let gauge = try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
-        await old.close()
+        let gauge = try await makeGaugeStore(at: path)
         var errors: [MigrationError?] = []
         for change in [MigrationChange.deleteObjects("Gauge") { _ in throw Refused() }, .custom { _ in throw Refused() }] {
             let history = SchemaHistory(
@@ -380,7 +378,7 @@ struct MigrationTests {
             errors.append(await #expect(throws: MigrationError.self) { try await DataStack(history, storage: SQLiteStore(path: path)) })
         }
         let (deletion, custom) = (errors[0], errors[1])
-        #expect(deletion?.entity == "Gauge" && deletion?.objectID == gauge.id.rawValue && deletion?.source == "G1")
+        #expect(deletion?.entity == "Gauge" && deletion?.objectID == gauge.rawValue && deletion?.source == "G1")
         #expect(custom?.entity == nil && custom?.objectID == nil && custom?.destination == "G2" && custom?.underlying is Refused)
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
     }
@@ -417,9 +415,7 @@ struct MigrationTests {
     func progressWithoutRows() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("gauge.sqlite")
-        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
-        try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
-        await old.close()
+        try await makeGaugeStore(at: path)
         let progress = MigrationProgress()
         let collector = Task {
             var events: [MigrationProgress.Event] = []
@@ -440,9 +436,7 @@ struct MigrationTests {
     func transformOfAnotherVersionsType() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("gauge.sqlite")
-        let old = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
-        try await old.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
-        await old.close()
+        try await makeGaugeStore(at: path)
         let history = SchemaHistory(
             Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self),
             steps: [MigrationStep(from: "G1", to: "G2", .transform(ProgressV1.Gauge.self) { _, gauge in gauge.level += 1 })])
@@ -535,4 +529,13 @@ enum ProgressV2 {
 
 enum ProgressV3 {
     @Entity(name: "Gauge") struct Gauge { var amount: Int = 0 }
+}
+
+/// A store of version G1 at `path` holding one gauge (level 3), closed; returns the gauge's ID.
+@discardableResult
+private func makeGaugeStore(at path: String) async throws -> ProgressV1.Gauge.ID {
+    let stack = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
+    let gauge = try await stack.perform { tx in try tx.create(Into<ProgressV1.Gauge>()) { $0.level = 3 } }
+    await stack.close()
+    return gauge.id
 }

@@ -73,9 +73,9 @@ struct PartialWriteTests {
             return (free.id, sponsored.id)
         }
         try await stack.perform { tx in
-            refused(.deleteDenied) { try tx.delete(sponsored) }
+            expectStrataErrorNow(.deleteDenied) { try tx.delete(sponsored) }
             // deleteAll checks every object first: the free squad, first in order, is not deleted either.
-            refused(.deleteDenied) { try tx.deleteAll(From<Squad>().orderBy(.ascending(\.name))) }
+            expectStrataErrorNow(.deleteDenied) { try tx.deleteAll(From<Squad>().orderBy(.ascending(\.name))) }
         }
         #expect(try await stack.fetchCount(From<SquadPlayer>()) == 2)
         #expect(try await stack.fetchCount(From<Squad>()) == 2)
@@ -92,9 +92,9 @@ struct PartialWriteTests {
         }
         let missing = Kept.ID(rawValue: 999)
         try await stack.perform { tx in
-            refused(.notFound) { try tx.create(Into<Keeper>()) { $0.kept = [first, missing] } }
-            refused(.notFound) { try tx.edit(keeper) { $0.kept = [first, missing]; $0.name = "edited" } }
-            refused(.invalidEdit) { try tx.edit(keeper) { $0.kept = [first, first] } }
+            expectStrataErrorNow(.notFound) { try tx.create(Into<Keeper>()) { $0.kept = [first, missing] } }
+            expectStrataErrorNow(.notFound) { try tx.edit(keeper) { $0.kept = [first, missing]; $0.name = "edited" } }
+            expectStrataErrorNow(.invalidEdit) { try tx.edit(keeper) { $0.kept = [first, first] } }
         }
         #expect(try await stack.fetchCount(From<Keeper>()) == 1)
         let stored = try #require(try await stack.fetchExisting(keeper))
@@ -107,7 +107,7 @@ struct PartialWriteTests {
     func derivedInCreate() async throws {
         let stack = try await DataStack(Self.schema)
         try await stack.perform { tx in
-            let error = refused(.invalidEdit) { try tx.create(Into<Keeper>()) { $0.keptCount = 7 } }
+            let error = expectStrataErrorNow(.invalidEdit) { try tx.create(Into<Keeper>()) { $0.keptCount = 7 } }
             #expect(error?.field == "keptCount")
         }
         #expect(try await stack.fetchCount(From<Keeper>()) == 0)
@@ -124,7 +124,7 @@ struct PartialWriteTests {
         #expect(deleted == 2)
         #expect(try await stack.fetchAll(From<Tally>().orderBy(.ascending(\.score))).map(\.score) == [0, 1, 2, 3, 4, 5, 6, 9])
         try await stack.perform { tx in
-            refused(.invalidArgument) { try tx.deleteAll(From<Tally>().tweak(.limit(-1))) }
+            expectStrataErrorNow(.invalidArgument) { try tx.deleteAll(From<Tally>().tweak(.limit(-1))) }
         }
         #expect(try await stack.fetchCount(From<Tally>()) == 8)
         await stack.close()
@@ -141,22 +141,4 @@ struct PartialWriteTests {
         #expect(try await stack.fetchOne(From<Tally>())?.score == 1)
         await stack.close()
     }
-}
-
-/// The StrataError `body` throws, expected to have `code` (a synchronous `expectStrataError`, for use
-/// inside a transaction's closure).
-@discardableResult
-private func refused<R>(
-    _ code: StrataError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
-) -> StrataError? {
-    do {
-        _ = try body()
-        Issue.record("Expected StrataError.\(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StrataError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("Expected StrataError.\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
 }

@@ -115,15 +115,38 @@ func expectStrataError<R>(
 ) async -> StrataError? {
     do {
         _ = try await body()
+        return strataError(nil, expected: code, sourceLocation: sourceLocation)
+    } catch {
+        return strataError(error, expected: code, sourceLocation: sourceLocation)
+    }
+}
+
+/// ``expectStrataError(_:sourceLocation:_:)`` for a synchronous body, such as code inside a
+/// transaction's closure.
+@discardableResult
+func expectStrataErrorNow<R>(
+    _ code: StrataError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
+) -> StrataError? {
+    do {
+        _ = try body()
+        return strataError(nil, expected: code, sourceLocation: sourceLocation)
+    } catch {
+        return strataError(error, expected: code, sourceLocation: sourceLocation)
+    }
+}
+
+/// Records an issue unless `thrown` is a ``StrataError`` with `code`; returns it when it is one.
+private func strataError(_ thrown: (any Error)?, expected code: StrataError.Code, sourceLocation: SourceLocation) -> StrataError? {
+    guard let thrown else {
         Issue.record("Expected StrataError.\(code), nothing was thrown", sourceLocation: sourceLocation)
         return nil
-    } catch let error as StrataError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("Expected StrataError.\(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    guard let error = thrown as? StrataError else {
+        Issue.record("Expected StrataError.\(code), got \(thrown)", sourceLocation: sourceLocation)
         return nil
     }
+    #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    return error
 }
 
 // MARK: - Randomness
