@@ -71,13 +71,21 @@ extension Transaction {
 
     // MARK: To-many
 
-    /// Makes the stored members of a to-many relationship of object `id` go from `old` to `new`.
     /// Checks a to-many relationship's new members before anything is written, so that a refused
     /// change leaves nothing behind (a caller that catches the error and goes on finds the row as it
     /// was): an ordered relationship lists each member once, and every added member exists.
     func checkToMany(_ relationship: SchemaGraph.ToMany, from old: [Int64], to new: [Int64]) throws(StrataError) {
         guard old != new else { return }
-        try checkRepeats(relationship, new)
+        if relationship.isOrdered {
+            var seen = Set<Int64>()
+            if let repeated = new.first(where: { !seen.insert($0).inserted }) {
+                throw StrataError(
+                    .invalidEdit,
+                    "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
+                        + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
+                    entity: relationship.source, field: relationship.property)
+            }
+        }
         let oldMembers = Set(old)
         for member in new where !oldMembers.contains(member) {
             guard try !integers(builder.exists(table: relationship.target), [.integer(member)]).isEmpty else {
@@ -86,22 +94,10 @@ extension Transaction {
         }
     }
 
-    /// An ordered to-many relationship holds each member once.
-    private func checkRepeats(_ relationship: SchemaGraph.ToMany, _ new: [Int64]) throws(StrataError) {
-        guard relationship.isOrdered else { return }
-        var seen = Set<Int64>()
-        if let repeated = new.first(where: { !seen.insert($0).inserted }) {
-            throw StrataError(
-                .invalidEdit,
-                "\(relationship.source).\(relationship.property) lists \(relationship.target)(\(repeated)) more than once; "
-                    + "an ordered to-many relationship holds each object once, at one position. Remove the repeats.",
-                entity: relationship.source, field: relationship.property)
-        }
-    }
-
+    /// Makes the stored members of a to-many relationship of object `id` go from `old` to `new`, which
+    /// ``checkToMany(_:from:to:)`` has checked (or which adds no member).
     func applyToMany(_ relationship: SchemaGraph.ToMany, of id: Int64, from old: [Int64], to new: [Int64]) throws(StrataError) {
         guard old != new else { return }
-        try checkRepeats(relationship, new)
         let oldMembers = Set(old)
         let removed = oldMembers.subtracting(new)
         let added = new.filter { !oldMembers.contains($0) }
@@ -141,9 +137,6 @@ extension Transaction {
                 }
             }
             for member in added {
-                guard try !integers(builder.exists(table: relationship.target), [.integer(member)]).isEmpty else {
-                    throw notFound(relationship.target, member, from: relationship.source, relationship.property)
-                }
                 let offset = Int64(new.firstIndex(of: member) ?? 0)
                 try run(builder.insertJoinRow(table: table, own: own, other: other, position: position),
                         [.integer(id), .integer(member), .integer(offset), .integer(member)])
