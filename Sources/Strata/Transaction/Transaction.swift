@@ -133,14 +133,8 @@ public final class Transaction: ReadContext {
         if entity.hasRelationships || !entity.description.derived.isEmpty {
             let values = FieldEncoder.collect(object)
             collected = values
-            let fresh = entity.description.derived.isEmpty ? values : FieldEncoder.collect(E(newObject: NewObject()))
-            if let index = values.derivedValues.indices.first(where: { values.derivedValues[$0] != fresh.derivedValues[$0] }) {
-                let derived = entity.description.derived[index]
-                throw StrataError(
-                    .invalidEdit,
-                    "\(E.self).\(derived.property) is derived: the store computes it from '\(derived.relationship)'; "
-                        + "set that relationship instead.",
-                    entity: name, field: derived.property)
+            if !entity.description.derived.isEmpty {
+                try checkDerivedUnchanged(E.self, entity, from: FieldEncoder.collect(E(newObject: NewObject())), to: values)
             }
             for relationship in store.graph.toMany[name] ?? [] where !values.relationships[relationship.index].isEmpty {
                 let members = values.relationships[relationship.index]
@@ -216,13 +210,7 @@ public final class Transaction: ReadContext {
         let before = FieldEncoder.collect(current)
         let after = FieldEncoder.collect(edited)
         if let foreign = after.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
-        if let index = before.derivedValues.indices.first(where: { before.derivedValues[$0] != after.derivedValues[$0] }) {
-            throw StrataError(
-                .invalidEdit,
-                "\(E.self).\(entity.description.derived[index].property) is derived: the store computes it from "
-                    + "'\(entity.description.derived[index].relationship)'; change that relationship instead.",
-                entity: name, field: entity.description.derived[index].property)
-        }
+        try checkDerivedUnchanged(E.self, entity, from: before, to: after)
         let changed = before.values.indices.filter { before.values[$0] != after.values[$0] }
         let changedFields = Set(changed.map { entity.description.fields[$0].property })
         let toOnes = (store.graph.toOne[name] ?? []).filter { changed.contains($0.fieldIndex) }
@@ -397,6 +385,21 @@ public final class Transaction: ReadContext {
     }
 
     // MARK: Errors
+
+    /// Throws when a derived field differs between `before` and `after`: the store computes derived
+    /// fields, so neither `create` nor `edit` may set one.
+    private func checkDerivedUnchanged<E: Entity>(
+        _ type: E.Type, _ entity: StoreContext.EntitySQL, from before: FieldEncoder, to after: FieldEncoder
+    ) throws(StrataError) {
+        guard let index = before.derivedValues.indices.first(where: { before.derivedValues[$0] != after.derivedValues[$0] })
+        else { return }
+        let derived = entity.description.derived[index]
+        throw StrataError(
+            .invalidEdit,
+            "\(E.self).\(derived.property) is derived: the store computes it from '\(derived.relationship)'; "
+                + "set or change that relationship instead.",
+            entity: entity.description.name, field: derived.property)
+    }
 
     /// Names the entity and field of a constraint violation reported as `table.column`.
     func describeConstraint(_ error: any Error, entity: EntityDescription) -> any Error {

@@ -55,10 +55,7 @@ struct SchemaGraph: Sendable {
     private(set) var positionColumns: [String: [String]] = [:]
 
     /// Whether some relationship's delete rule is `.deny` (deletes then check the rules before writing).
-    var hasDenyRule: Bool {
-        toMany.values.contains { $0.contains { $0.deleteRule == .deny } }
-            || toOne.values.contains { $0.contains { $0.deleteRule == .deny } }
-    }
+    private(set) var hasDenyRule = false
 
     init(schema: Schema) throws(StrataError) {
         for entity in schema.entities { entities[entity.name] = entity }
@@ -108,6 +105,8 @@ struct SchemaGraph: Sendable {
             }
         }
         try validateDerived(schema)
+        hasDenyRule = toMany.values.contains { $0.contains { $0.deleteRule == .deny } }
+            || toOne.values.contains { $0.contains { $0.deleteRule == .deny } }
     }
 
     private mutating func resolve(
