@@ -114,9 +114,7 @@ final class Statement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(handle, index))
         case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, index))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            return .text(text(at: index))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, index))
             guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
