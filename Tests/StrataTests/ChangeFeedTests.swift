@@ -22,9 +22,11 @@ struct ChangeFeedTests {
                 reference.remove(id)
             default:
                 #expect(changes.insertedRanges.contains(id) == reference.contains(id))
+                #expect(changes.insertedCount == reference.count)
             }
         }
         #expect(changes.inserted == reference)
+        #expect(changes.insertedCount == reference.count)
         // Equal sets have equal representations, whatever the order of insertion.
         var rebuilt = EntityChanges()
         for id in reference.shuffled(using: &rng) { rebuilt.recordInsert(id) }

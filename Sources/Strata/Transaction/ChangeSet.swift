@@ -36,7 +36,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// the sets).
     var changedObjectCount: Int {
         entities.values.reduce(0) { total, changes in
-            total + changes.insertedRanges.ranges.reduce(0) { $0 + $1.count } + changes.updated.count + changes.deleted.count
+            total + changes.insertedCount + changes.updated.count + changes.deleted.count
         }
     }
 
@@ -147,6 +147,17 @@ public struct EntityChanges: Sendable, Equatable {
         var ranges = closedRuns
         ranges.insert(contentsOf: openRun)
         return ranges
+    }
+
+    /// How many objects were created. The writer asks this of every commit, whose creations are most
+    /// often one run: then it is counted without building ``insertedRanges``, which copies the runs.
+    /// (The open run may overlap the closed ones, so with both it counts their union.)
+    var insertedCount: Int {
+        let runs = closedRuns.isEmpty ? nil : insertedRanges
+        guard let runs else { return openRun.map { Int($0.upperBound - $0.lowerBound) } ?? 0 }
+        var count = 0
+        for run in runs.ranges { count += Int(run.upperBound - run.lowerBound) }
+        return count
     }
 
     /// Whether nothing changed.
