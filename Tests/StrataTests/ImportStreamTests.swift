@@ -42,6 +42,8 @@ struct ImportStreamTests {
         importing.cancel()
         await #expect(throws: CancellationError.self) { try await importing.value }
         #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 1_000)
+        // The progress still tells what stayed, without having been iterated to the end.
+        #expect(progress.latest.chunksCommitted == 1 && progress.latest.inserted == 1_000)
         continuation.finish()
     }
 
@@ -51,11 +53,23 @@ struct ImportStreamTests {
         let (stream, continuation) = feed()
         for index in 0..<250 { continuation.yield(AuthorSource(key: "k\(index)", name: index == 230 ? "(fail)" : "n")) }
         continuation.finish()
+        let progress = ImportProgress()
         let failure = await #expect(throws: ImportError.self) {
-            try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: stream, chunkSize: 100)
+            try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: stream, chunkSize: 100, progress: progress)
         }
         #expect(failure?.sourceIndex == 230)
         #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 200)
+        // The error tells what the earlier chunks committed, as the progress does.
+        #expect(failure?.committed == ImportSummary(sourcesRead: 250, chunksCommitted: 2, inserted: 200))
+        #expect(progress.latest == ImportSummary(sourcesRead: 200, chunksCommitted: 2, inserted: 200))
+        #expect(failure?.description.contains("2 earlier chunks stay committed") == true)
+        // An import in one transaction leaves nothing behind, and says no chunk stayed.
+        let single = await #expect(throws: ImportError.self) {
+            try await stack.perform { tx in
+                try tx.importUniqueObjects(Into<ImportedAuthor>(), from: [AuthorSource(key: "z", name: "(fail)")])
+            }
+        }
+        #expect(single != nil && single?.committed == nil)
         await expectStrataError(.invalidArgument) {
             try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: feed().0, chunkSize: 0)
         }

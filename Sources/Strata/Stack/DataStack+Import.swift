@@ -9,9 +9,10 @@ extension DataStack {
     /// ``Transaction/importUniqueObjects(_:from:)``; the last source of a key wins within a chunk, and a
     /// later chunk updates what an earlier one created).
     ///
-    /// - Throws: ``ImportError`` naming the failing source's position in the whole sequence;
-    ///   `CancellationError` when the task was cancelled; what the sequence throws. The chunks
-    ///   committed before stay.
+    /// - Throws: ``ImportError`` naming the failing source's position in the whole sequence, with
+    ///   what the chunks committed before did (``ImportError/committed``); `CancellationError` when
+    ///   the task was cancelled; what the sequence throws. The chunks committed before stay, and a
+    ///   `progress` tells what they did (``ImportProgress/latest``).
     @discardableResult
     public func importUniqueObjects<E: ImportableUniqueObject, S: AsyncSequence>(
         _ into: Into<E>, from sources: S, chunkSize: Int = 1_000, progress: ImportProgress? = nil
@@ -65,7 +66,9 @@ extension DataStack {
             do {
                 result = try await perform { tx in try body(tx, sources) }
             } catch let error as ImportError {
-                throw ImportError(sourceIndex: first + error.sourceIndex, entity: error.entity, underlying: error.underlying)
+                throw ImportError(
+                    sourceIndex: first + error.sourceIndex, entity: error.entity, underlying: error.underlying,
+                    committed: summary)
             }
             summary.add(result)
             chunk.removeAll(keepingCapacity: true)

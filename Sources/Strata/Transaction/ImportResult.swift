@@ -39,9 +39,14 @@ public struct ImportError: Error, CustomStringConvertible {
     /// What went wrong: the error thrown by the entity's import code, or by Strata (a
     /// ``StrataError``, such as a unique constraint).
     public let underlying: any Error
+    /// For an import in chunks (``DataStack/importUniqueObjects(_:from:chunkSize:progress:)`` and its
+    /// siblings), what the chunks committed before the failing source's chunk did: they stay in the
+    /// store. `nil` for an import in one transaction, which leaves nothing behind.
+    public internal(set) var committed: ImportSummary? = nil
 
     public var description: String {
-        "Importing source \(sourceIndex) into \(entity) failed, and the transaction rolled back: \(underlying)"
+        let kept = committed.map { " (\($0.chunksCommitted) earlier chunk\($0.chunksCommitted == 1 ? "" : "s") stay committed)" } ?? ""
+        return "Importing source \(sourceIndex) into \(entity) failed, and the transaction rolled back\(kept): \(underlying)"
     }
 }
 
