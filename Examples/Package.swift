@@ -4,8 +4,9 @@
 // a load generator). A package of its own, so that Strata's users never build Hummingbird or GRDB.
 //
 // It is also a client package as a user's would be: `ReadmeSnippetTests` compiles and runs the
-// README's snippets with default settings (no upcoming or experimental features), so that an example
-// that needs a setting Strata's own targets enable fails here. `.ci/run` runs both test targets.
+// README's and the DocC articles' snippets with default settings (no upcoming or experimental
+// features), so that an example that needs a setting Strata's own targets enable fails here; the
+// server article's snippets compile in `BoardTests`, next to the board they condense. `.ci/run` runs both test targets.
 import PackageDescription
 
 /// The same upcoming features as Strata's own targets.
@@ -105,6 +106,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
