@@ -1,6 +1,6 @@
 // The DocC articles' snippets (Sources/Strata/Strata.docc), kept here so that they compile, and run
 // where they need no file of a fixed name. `.ci/check-snippets` checks that every line of a snippet
-// appears in this package's Swift files, so an article cannot drift from what compiles.
+// appears in a Swift file under Examples/ (this file is linked there), so an article cannot drift.
 // Each article's types live in a namespace of their own: the README's snippets use the same names.
 import Foundation
 import Strata

@@ -17,7 +17,13 @@
 ///
 /// On a fetched object, the fields are there when the fetch loaded the related object with the ID —
 /// ``From/prefetching(_:)`` does, in one query for all fetched objects — and `nil` otherwise;
-/// ``object`` tells which. Two IDs are equal when they name the same object, loaded or not.
+/// ``object`` tells which.
+///
+/// Two IDs are equal when their row IDs are, loaded or not. Within one stack that means the same
+/// object (a stack of several stores keeps an entity's row IDs unique across its stores); IDs read
+/// from two different stacks' stores compare by row ID too, so keep them apart (in a `Set`, say) when
+/// the same entity comes from two files. Equality ignores the store on purpose: an ID made with
+/// ``init(rawValue:)`` must equal the one a fetch returns, and equality must stay transitive.
 ///
 /// An ID read from a store (or returned by one) remembers which store it came from: passing it to
 /// another stack's transaction or fetch throws ``StrataError/Code/invalidArgument`` instead of acting
