@@ -230,6 +230,24 @@ struct HistoryTests {
         #expect(try await later.history().map(\.author) == [nil, "later"])
     }
 
+    @Test("a stack already open when another turns the history on records its next commits too")
+    func historyTurnedOnWhileOpen() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        let widget = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        try await widget.perform(author: "widget") { tx in _ = try tx.create(Into<Person>()) { $0.name = "before" } }
+        #expect(!widget.recordsHistory)
+        let app = try await makeHistoryStack(path: path).0
+        try await widget.perform(author: "widget") { tx in _ = try tx.create(Into<Person>()) { $0.name = "after" } }
+        #expect(widget.recordsHistory)
+        try await app.perform(author: "app") { tx in _ = try tx.create(Into<Person>()) { $0.name = "app" } }
+        // The widget's commit before the history existed is not in it; every one after is.
+        #expect(try await app.history().map(\.author) == ["widget", "app"])
+        #expect(try await widget.history().map(\.author) == ["widget", "app"])
+        await widget.close()
+        await app.close()
+    }
+
     @Test("a commit and its history are one SQLite transaction: a failing commit records neither")
     func atomicWithData() async throws {
         let (stack, directory) = try await makeHistoryStack(.file)

@@ -162,8 +162,9 @@ extension Writer {
             } catch {
                 return
             }
-            let message = "waiting for the writer, which an unsafe transaction holds: a task that began it with "
-                + "beginUnsafe() and awaits a transaction before ending it waits forever; end the unsafe transaction first"
+            let message = "waiting for the writer, which an unsafe transaction holds: a task that holds one (begun "
+                + "with beginUnsafe(), or inside withUnsafeTransaction awaiting a detached task) and awaits a "
+                + "transaction before ending it waits forever; end the unsafe transaction first"
             logger.warning(
                 "\(message)",
                 metadata: ["strata.pool": "strata.writer", "strata.wait": "\(threshold)"])

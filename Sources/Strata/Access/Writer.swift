@@ -39,6 +39,9 @@ actor Writer {
     var lastDataVersion: [Int64]?
     /// Records every commit in the persistent history, when the store keeps one.
     var history: HistoryRecorder?
+    /// While ``history`` is `nil`: the main store's `PRAGMA data_version` when the writer last looked
+    /// for a history another connection may have turned on since (see ``adoptHistoryIfTurnedOn()``).
+    var historyLookedAt: Int64?
     /// Whether some store of the stack keeps a persistent history (this stack turned it on, or another
     /// one did); a store added later may turn it on.
     nonisolated var recordsHistory: Bool { historyKept.withLock { $0 } }
@@ -311,10 +314,28 @@ actor Writer {
             // A stack of several stores locks each store at its first write (its history, kept in the
             // same store, is recorded then too): its counters are checked then.
             if connection.holdsWriteLock(store: 0) { try ids.checkExternalChanges(connection, store: 0) }
+            if history == nil { try adoptHistoryIfTurnedOn() }
         } catch {
             rollback()
             throw error
         }
+    }
+
+    /// Starts recording the persistent history when another connection turned it on for the store after
+    /// this stack opened (a commit without its history would be lost to every consumer of it). Looks only
+    /// when another connection committed since the last look (`PRAGMA data_version` changed), which
+    /// turning the history on does; called at the start of each write transaction, so the transaction
+    /// that follows is recorded.
+    private func adoptHistoryIfTurnedOn() throws(StrataError) {
+        let version = try connection.dataVersion(store: 0)
+        guard version != historyLookedAt else { return }
+        historyLookedAt = version
+        guard let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }
+        history = recorder
+        historyKept.withLock { $0 = true }
+        logger.notice(
+            "another connection turned on the store's persistent history, so this stack records it too",
+            metadata: ["strata.path": "\(files.path)"])
     }
 
     /// The fields deletions preserve for the history.

@@ -9,10 +9,11 @@
 /// A token read from a stack also keeps the tag of the store file each position belongs to (a random
 /// number the file keeps), so a position applies to that file whatever key another stack gives it (a
 /// stack that opens one of the files alone), and never to another file: a store made anew at the same
-/// path, or one the token does not name, is read from its first recorded transaction. A token none of
-/// whose positions belongs to a store of the stack (one of another app, or keyed by a misspelt
-/// configuration) is refused with ``StrataError/Code/invalidArgument`` rather than read as the start of
-/// every store.
+/// path, or one the token does not name, is read from its first recorded transaction. A token read from
+/// another file under the same key (another app's store, say) cannot be told from one of a store made
+/// anew, so it too reads this store from its start. A token none of whose positions is keyed by a store
+/// of the stack (a misspelt configuration, or the token of a stack of other configurations) is refused
+/// with ``StrataError/Code/invalidArgument`` rather than read as the start of every store.
 ///
 /// Tokens are `Codable`: a sync service or an app extension stores the token of the last transaction
 /// it processed and resumes from it with ``DataStack/history(after:authors:excludingAuthors:entities:limit:)``

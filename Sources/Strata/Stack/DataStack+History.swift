@@ -33,8 +33,9 @@ extension DataStack {
     /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history;
     ///   ``StrataError/Code/historyExpired`` when history after `token` was purged (the changes since it
     ///   can no longer be read in full); ``StrataError/Code/invalidArgument`` when no position of `token`
-    ///   belongs to a store of this stack (a token of another stack, or one keyed by a configuration this
-    ///   stack does not have).
+    ///   is keyed by a store of this stack (one keyed by a configuration this stack does not have). A
+    ///   token of another file under a key of this stack reads that store from its start, as one of a
+    ///   store made anew at the same path does (see ``HistoryToken``).
     public func history(
         after token: HistoryToken? = nil, authors: Set<String>? = nil, excludingAuthors: Set<String> = [],
         entities: [any Entity.Type]? = nil, limit: Int? = nil
@@ -83,7 +84,7 @@ extension DataStack {
     /// is purged before its position; the others are left alone.
     ///
     /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history;
-    ///   ``StrataError/Code/invalidArgument`` when no position of `token` belongs to a store of this stack.
+    ///   ``StrataError/Code/invalidArgument`` when no position of `token` is keyed by a store of this stack.
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         try checkHistory()
@@ -136,8 +137,8 @@ extension DataStack {
         HistoryUpdates(stack: self, after: token)
     }
 
-    /// Throws when no position of `token` belongs to one of `stores`: a token of another stack, or keyed by
-    /// a configuration these stores lack, would otherwise silently read every store from its start.
+    /// Throws when no position of `token` belongs to one of `stores`: a token keyed by configurations these
+    /// stores lack would otherwise silently read every store from its start.
     private func check(_ token: HistoryToken, stores: [StoreContext], writerTag: UInt32) throws(StrataError) {
         let keys = stores.count == 1 ? [""] : stores.map(\.configuration)
         let tags = stores.map { stores.count == 1 || $0.tag == 0 ? writerTag : $0.tag }

@@ -250,8 +250,10 @@ public final class DataStack: Sendable {
     ///     }
     /// }
     /// ```
-    /// Inside `body`, and in tasks it starts, ``perform(_:)`` on this stack throws
-    /// ``StrataError/Code/reentrantTransaction`` rather than waiting forever. With a tracer, spans
+    /// Inside `body`, and in tasks it starts with `Task { }`, ``perform(_:)`` on this stack throws
+    /// ``StrataError/Code/reentrantTransaction`` rather than waiting forever. (The mark is a task-local:
+    /// a `Task.detached` does not inherit it, and its ``perform(_:)`` waits for `body` to end, so do not
+    /// await a detached task that writes inside `body`.) With a tracer, spans
     /// started in `body` are children of the unsafe transaction's span.
     public func withUnsafeTransaction<T: Sendable>(
         _ body: (UnsafeTransaction) async throws -> T
