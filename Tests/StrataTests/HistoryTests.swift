@@ -149,6 +149,8 @@ struct HistoryTests {
         #expect(counters.map(\.token.rawValue) == [2, 3])
         #expect(counters[1].changes.changedEntityNames == ["Counter"], "only the filtered entities' changes")
         #expect(try await stack.history(limit: 2).map(\.token.rawValue) == [1, 2])
+        #expect(try await stack.history(limit: 0).isEmpty)
+        await expectStrataError(.invalidArgument) { try await stack.history(limit: -1) }
         #expect(try await stack.history(after: HistoryToken(rawValue: 4)).isEmpty)
     }
 

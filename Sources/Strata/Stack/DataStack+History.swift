@@ -33,14 +33,17 @@ extension DataStack {
     /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history;
     ///   ``StrataError/Code/historyExpired`` when history after `token` was purged (the changes since it
     ///   can no longer be read in full); ``StrataError/Code/invalidArgument`` when no position of `token`
-    ///   is keyed by a store of this stack (one keyed by a configuration this stack does not have). A
-    ///   token of another file under a key of this stack reads that store from its start, as one of a
+    ///   is keyed by a store of this stack (one keyed by a configuration this stack does not have), or
+    ///   `limit` is negative. A token of another file under a key of this stack reads that store from its start, as one of a
     ///   store made anew at the same path does (see ``HistoryToken``).
     public func history(
         after token: HistoryToken? = nil, authors: Set<String>? = nil, excludingAuthors: Set<String> = [],
         entities: [any Entity.Type]? = nil, limit: Int? = nil
     ) async throws -> [HistoryTransaction] {
         try checkHistory()
+        if let limit, limit < 0 {
+            throw StrataError(.invalidArgument, "limit must not be negative (it was \(limit)); pass nil for no limit.")
+        }
         let stores = store.allStores
         let writerTag = writer.storeTag
         if let token { try check(token, stores: stores, writerTag: writerTag) }
