@@ -313,8 +313,14 @@ actor Writer {
         do {
             // A stack of several stores locks each store at its first write (its history, kept in the
             // same store, is recorded then too): its counters are checked then.
-            if connection.holdsWriteLock(store: 0) { try ids.checkExternalChanges(connection, store: 0) }
-            if history == nil { try adoptHistoryIfTurnedOn() }
+            // A stack of several stores reads nothing of a store before its first write there (a read
+            // snapshot taken first could keep the write from starting), so it looks for a history that
+            // another connection turned on only when it opens or adds a store.
+            if connection.holdsWriteLock(store: 0) {
+                let version = history == nil ? try connection.dataVersion(store: 0) : nil
+                try ids.checkExternalChanges(connection, store: 0, current: version)
+                if let version { try adoptHistoryIfTurnedOn(dataVersion: version) }
+            }
         } catch {
             rollback()
             throw error
@@ -323,11 +329,11 @@ actor Writer {
 
     /// Starts recording the persistent history when another connection turned it on for the store after
     /// this stack opened (a commit without its history would be lost to every consumer of it). Looks only
-    /// when another connection committed since the last look (`PRAGMA data_version` changed), which
-    /// turning the history on does; called at the start of each write transaction, so the transaction
-    /// that follows is recorded.
-    private func adoptHistoryIfTurnedOn() throws(StrataError) {
-        let version = try connection.dataVersion(store: 0)
+    /// when another connection committed since the last look (`dataVersion`, the store's `PRAGMA
+    /// data_version`, changed), which turning the history on does; called at the start of each write
+    /// transaction, so the transaction that follows is recorded. The version is read once for this and
+    /// the ID counters' check.
+    private func adoptHistoryIfTurnedOn(dataVersion version: Int64?) throws(StrataError) {
         guard version != historyLookedAt else { return }
         historyLookedAt = version
         guard let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }

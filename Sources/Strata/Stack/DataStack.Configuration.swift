@@ -56,8 +56,8 @@ extension DataStack {
         /// The persistent history: `nil` (the default) records none; ``HistoryOptions`` record every commit
         /// of the stack, in the same SQLite transaction as its data, with its author and changes (see
         /// ``DataStack/history(after:authors:excludingAuthors:entities:limit:)``). Once a store keeps a
-        /// history, every stack that opens it records it too, whatever this says, and a stack already open
-        /// then starts with its next write transaction.
+        /// history, every stack that opens it records it too, whatever this says, and a stack of one store
+        /// already open then starts with its next write transaction.
         public var history: HistoryOptions?
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
         /// are bound parameters and never appear in it. For debugging and logging; keep it fast.

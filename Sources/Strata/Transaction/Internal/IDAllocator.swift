@@ -60,9 +60,13 @@ final class IDAllocator {
     /// commit to it then): at its start for the main store, and when a write first goes to an attached
     /// store for that one. `index` is the store's on the write connection (see
     /// `Connection.storeIndex(_:)`).
-    func checkExternalChanges(_ connection: Connection, store index: Int) throws(StrataError) {
+    ///
+    /// `current` is the store's `PRAGMA data_version` when the caller read it already.
+    func checkExternalChanges(_ connection: Connection, store index: Int, current: Int64? = nil) throws(StrataError) {
         guard !next.isEmpty, let version = recordedVersion(index) else { return }
-        guard try connection.dataVersion(store: index) != version else { return }
+        let now: Int64?
+        if let current { now = current } else { now = try connection.dataVersion(store: index) }
+        guard now != version else { return }
         dropCounters()
     }
 
