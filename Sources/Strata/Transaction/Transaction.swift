@@ -106,6 +106,8 @@ public final class Transaction: ReadContext {
         if let target = try routed(into, stayingInMain: true) { return try inStore(target) { try create(into, configure) } }
         let entity = try store.entity(E.self)
         var object = E(newObject: NewObject())
+        // A new object's derived fields as `configure` finds them: it may not change them.
+        let derivedDefaults = entity.description.derived.isEmpty ? nil : FieldEncoder.collect(object)
         try configure(&object)
         guard !object.id.isSaved else {
             throw StrataError(
@@ -133,12 +135,9 @@ public final class Transaction: ReadContext {
         if entity.hasRelationships || !entity.description.derived.isEmpty {
             let values = FieldEncoder.collect(object)
             collected = values
-            if !entity.description.derived.isEmpty {
-                try checkDerivedUnchanged(E.self, entity, from: FieldEncoder.collect(E(newObject: NewObject())), to: values)
-            }
+            if let derivedDefaults { try checkDerivedUnchanged(E.self, entity, from: derivedDefaults, to: values) }
             for relationship in store.graph.toMany[name] ?? [] where !values.relationships[relationship.index].isEmpty {
-                let members = values.relationships[relationship.index]
-                try checkToMany(relationship, from: [], to: relationship.isOrdered ? members : members.sorted())
+                try checkToMany(relationship, from: [], to: values.relationships[relationship.index])
             }
         }
         let id = try ids.allocate(name, connection)
@@ -219,12 +218,13 @@ public final class Transaction: ReadContext {
         }
         // The new members of to-many relationships are checked before anything is written, so that a
         // refused edit leaves the object as it was.
-        var storedMembers: [Int: [Int64]] = [:]
+        var toManyChanges: [(relationship: SchemaGraph.ToMany, stored: [Int64], new: [Int64])] = []
         for relationship in store.graph.toMany[name] ?? [] where before.relationships[relationship.index] != after.relationships[relationship.index] {
             let stored = try relatedIDs(relationship, of: id.rawValue)
             let new = after.relationships[relationship.index]
-            try checkToMany(relationship, from: stored, to: relationship.isOrdered ? new : new.sorted())
-            storedMembers[relationship.index] = stored
+            let members = relationship.isOrdered ? new : new.sorted()
+            try checkToMany(relationship, from: stored, to: members)
+            toManyChanges.append((relationship, stored, members))
         }
         if !changed.isEmpty {
             let key = UpdateText(entity: ObjectIdentifier(entity), fields: changed)
@@ -253,13 +253,9 @@ public final class Transaction: ReadContext {
             try toOneChanged(toOne, of: id.rawValue, from: old, to: new)
         }
         var all = changedFields
-        for relationship in store.graph.toMany[name] ?? [] {
-            let old = before.relationships[relationship.index]
-            let new = after.relationships[relationship.index]
-            guard old != new else { continue }
-            all.insert(relationship.property)
-            let stored = try storedMembers[relationship.index] ?? relatedIDs(relationship, of: id.rawValue)
-            try applyToMany(relationship, of: id.rawValue, from: stored, to: relationship.isOrdered ? new : new.sorted())
+        for change in toManyChanges {
+            all.insert(change.relationship.property)
+            try applyToMany(change.relationship, of: id.rawValue, from: change.stored, to: change.new)
         }
         guard !all.isEmpty else { return (edited, all) }
         if entity.description.toMany.isEmpty && entity.description.derived.isEmpty { return (edited, all) }
