@@ -1,6 +1,5 @@
 import DequeModule
 
-
 /// The change sets of the stack's latest commits, by the commit gate's numbers (see
 /// `Connection.commitsSeen()`), so that a list publisher can bring a snapshot up to exactly the state
 /// a read sees: the commits between two reads are known even when their change sets have not reached

@@ -40,7 +40,8 @@ actor Writer {
     /// Records every commit in the persistent history, when the store keeps one.
     var history: HistoryRecorder?
     /// While ``history`` is `nil`: the main store's `PRAGMA data_version` when the writer last looked
-    /// for a history another connection may have turned on since (see ``adoptHistoryIfTurnedOn()``).
+    /// for a history another connection may have turned on since (see
+    /// ``adoptHistoryIfTurnedOn(dataVersion:)``).
     var historyLookedAt: Int64?
     /// Whether some store of the stack keeps a persistent history (this stack turned it on, or another
     /// one did); a store added later may turn it on.
@@ -312,10 +313,9 @@ actor Writer {
         try connection.beginWrite()
         do {
             // A stack of several stores locks each store at its first write (its history, kept in the
-            // same store, is recorded then too): its counters are checked then.
-            // A stack of several stores reads nothing of a store before its first write there (a read
-            // snapshot taken first could keep the write from starting), so it looks for a history that
-            // another connection turned on only when it opens or adds a store.
+            // same store, is recorded then too), and checks its counters then. It reads nothing of a
+            // store before that (a read snapshot taken first could keep the write from starting), so it
+            // looks for a history another connection turned on only when it opens or adds a store.
             if connection.holdsWriteLock(store: 0) {
                 let version = history == nil ? try connection.dataVersion(store: 0) : nil
                 try ids.checkExternalChanges(connection, store: 0, current: version)
@@ -333,7 +333,7 @@ actor Writer {
     /// data_version`, changed), which turning the history on does; called at the start of each write
     /// transaction, so the transaction that follows is recorded. The version is read once for this and
     /// the ID counters' check.
-    private func adoptHistoryIfTurnedOn(dataVersion version: Int64?) throws(StrataError) {
+    private func adoptHistoryIfTurnedOn(dataVersion version: Int64) throws(StrataError) {
         guard version != historyLookedAt else { return }
         historyLookedAt = version
         guard let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }

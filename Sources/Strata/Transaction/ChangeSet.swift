@@ -153,11 +153,8 @@ public struct EntityChanges: Sendable, Equatable {
     /// often one run: then it is counted without building ``insertedRanges``, which copies the runs.
     /// (The open run may overlap the closed ones, so with both it counts their union.)
     var insertedCount: Int {
-        let runs = closedRuns.isEmpty ? nil : insertedRanges
-        guard let runs else { return openRun.map { Int($0.upperBound - $0.lowerBound) } ?? 0 }
-        var count = 0
-        for run in runs.ranges { count += Int(run.upperBound - run.lowerBound) }
-        return count
+        guard !closedRuns.isEmpty else { return openRun.map { Int($0.upperBound - $0.lowerBound) } ?? 0 }
+        return insertedRanges.ranges.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) }
     }
 
     /// Whether nothing changed.
