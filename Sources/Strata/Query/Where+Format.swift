@@ -64,8 +64,7 @@ extension Where {
     /// The initializer cannot throw: a malformed format string, an unknown key, a wrong number of
     /// arguments or an argument the key's column cannot hold (text for an integer key, a number for a
     /// text key; numbers compare with integer and real keys alike) makes the fetch that uses the filter
-    /// throw a
-    /// ``StrataError`` with code ``StrataError/Code/invalidArgument``. Its message gives the reason and
+    /// throw a ``StrataError`` with code ``StrataError/Code/invalidArgument``. Its message gives the reason and
     /// the character offset, followed by the format string and a caret under the offending spot:
     /// ```
     /// Format string of Where<Person>: unknown key 'agee' at position 0 (known: id, name, age, email)

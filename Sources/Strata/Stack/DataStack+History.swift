@@ -34,8 +34,8 @@ extension DataStack {
     ///   ``StrataError/Code/historyExpired`` when history after `token` was purged (the changes since it
     ///   can no longer be read in full); ``StrataError/Code/invalidArgument`` when no position of `token`
     ///   is keyed by a store of this stack (one keyed by a configuration this stack does not have), or
-    ///   `limit` is negative. A token of another file under a key of this stack reads that store from its start, as one of a
-    ///   store made anew at the same path does (see ``HistoryToken``).
+    ///   `limit` is negative. A token of another file under a key of this stack reads that store from
+    ///   its start, as one of a store made anew at the same path does (see ``HistoryToken``).
     public func history(
         after token: HistoryToken? = nil, authors: Set<String>? = nil, excludingAuthors: Set<String> = [],
         entities: [any Entity.Type]? = nil, limit: Int? = nil

@@ -253,8 +253,8 @@ public final class DataStack: Sendable {
     /// Inside `body`, and in tasks it starts with `Task { }`, ``perform(_:)`` on this stack throws
     /// ``StrataError/Code/reentrantTransaction`` rather than waiting forever. (The mark is a task-local:
     /// a `Task.detached` does not inherit it, and its ``perform(_:)`` waits for `body` to end, so do not
-    /// await a detached task that writes inside `body`.) With a tracer, spans
-    /// started in `body` are children of the unsafe transaction's span.
+    /// await a detached task that writes inside `body`.) With a tracer, spans started in `body` are
+    /// children of the unsafe transaction's span.
     public func withUnsafeTransaction<T: Sendable>(
         _ body: (UnsafeTransaction) async throws -> T
     ) async throws -> T {

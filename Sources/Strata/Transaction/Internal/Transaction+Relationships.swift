@@ -181,7 +181,6 @@ extension Transaction {
 
     // MARK: Delete rules
 
-    /// Deletes an object after applying the delete rules of every relationship it takes part in.
     /// Deletes objects of `entity` with their relationships' delete rules. A refused delete leaves
     /// nothing behind: every `.deny` on the way, for all of `ids`, is checked before the first write.
     /// Objects that point at each other (a cycle of cascades) are checked against their foreign keys at
@@ -199,6 +198,7 @@ extension Transaction {
         for id in ids { try deleteApplyingRules(entity, id, visited: &visited) }
     }
 
+    /// Deletes an object after applying the delete rules of every relationship it takes part in.
     private func deleteApplyingRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
         guard visited.insert("\(entity)#\(id)").inserted else { return }
         var cascades: [(String, Int64)] = []
