@@ -307,6 +307,41 @@ struct ImportTests {
         #expect(try await stack.fetchCount(From<Rate>()) == 1)
     }
 
+    @Test("upsertAll tells inserts from updates when a trigger another program added changes other rows too")
+    func upsertWithForeignTrigger() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("rates.sqlite")
+        let eur = try await {
+            let stack = try await DataStack(importSchema, storage: SQLiteStore(path: path))
+            let eur = try await stack.perform { tx in
+                let eur = try tx.create(Into<Rate>()) { $0.code = "EUR"; $0.value = 0.9 }.id
+                for _ in 0..<3 { try tx.create(Into<ImportedNote>()) { $0.text = "audit" } }
+                return eur
+            }
+            await stack.close()
+            return eur
+        }()
+        // Each insert or update of a rate also updates the notes: the update hook sees four rows changed,
+        // the last of them a note's.
+        do {
+            let connection = try Connection(path: path, options: Connection.Options())
+            try connection.execute("CREATE TRIGGER rate_inserted AFTER INSERT ON Rate BEGIN UPDATE ImportedNote SET text = NEW.code; END")
+            try connection.execute("CREATE TRIGGER rate_updated AFTER UPDATE ON Rate BEGIN UPDATE ImportedNote SET text = NEW.code; END")
+        }
+        let stack = try await DataStack(importSchema, storage: SQLiteStore(path: path))
+        let (result, changes) = try await stack.perform { tx in
+            let result = try tx.upsertAll(Into<Rate>(), from: [("EUR", 0.95), ("GBP", 0.8)], uniqueBy: \.code) { row, rate in
+                (rate.code, rate.value) = row
+            }
+            return (result, tx.changeSet)
+        }
+        #expect(result.updatedIDs == [eur] && result.insertedIDs.count == 1 && result.skipped == 0)
+        #expect(changes.updatedIDs(Rate.self) == [eur] && changes.insertedIDs(Rate.self) == Set(result.insertedIDs))
+        let gbp = try await stack.fetchOne(From<Rate>().where(\.code == "GBP"))
+        #expect(gbp?.id == result.insertedIDs.first && gbp?.value == 0.8)
+        #expect(try await stack.fetchAll(From<ImportedNote>()).map(\.text) == ["GBP", "GBP", "GBP"])
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -110,49 +110,63 @@ extension Transaction {
             "SELECT \"id\" FROM \(store.builder.qualified(description.name)) WHERE \(keyColumn) = ?")
         var result = ImportResult<E>()
         var index = -1
-        for source in sources {
-            index += 1
-            try importing(E.self, index) {
-                var object = E(newObject: NewObject())
-                try configure(source, &object)
-                statement.reset()
-                var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
-                object.encodeFields(to: &encoder)
-                if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: description) { throw foreign }
-                if let failure = encoder.failure {
-                    let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
-                    throw failure.with(entity: description.name, field: field)
-                }
-                let newID = try ids.allocate(description.name, connection)
-                try statement.bind(.integer(newID), at: 1)
-                // An upsert that updates leaves the last insert row ID as an earlier insert (of any
-                // table, any transaction) set it: cleared, it equals `newID` only after an insert.
-                connection.clearLastInsertRowID()
-                do {
-                    while try statement.step() {}
-                } catch {
-                    throw describeConstraint(error, entity: description)
-                }
-                // No row changed: the key existed and the policy kept it, or nothing differed. A row
-                // changed with the new ID: inserted. Otherwise the existing row was updated.
-                if connection.changes == 0 {
-                    ids.giveBack(description.name, newID)
-                    result.skipped += 1
-                } else if connection.lastInsertRowID == newID {
-                    recordInsert(entity: description.name, id: newID)
-                    result.insertedIDs.append(EntityID(rawValue: newID, storeTag: connection.storeTag))
-                } else {
-                    ids.giveBack(description.name, newID)
-                    findID.reset()
-                    try findID.bind(object[keyPath: key].databaseValue, at: 1)
-                    guard try findID.step(), case .integer(let id) = findID.value(at: 0) else { return }
-                    findID.reset()
-                    recordUpdate(entity: description.name, id: id, fields: writtenFields)
-                    result.updated.append((EntityID(rawValue: id, storeTag: connection.storeTag), writtenFields))
+        try connection.noteRowChanges { notes in
+            for source in sources {
+                index += 1
+                try importing(E.self, index) {
+                    var object = E(newObject: NewObject())
+                    try configure(source, &object)
+                    statement.reset()
+                    var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
+                    object.encodeFields(to: &encoder)
+                    if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: description) { throw foreign }
+                    if let failure = encoder.failure {
+                        let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
+                        throw failure.with(entity: description.name, field: field)
+                    }
+                    let newID = try ids.allocate(description.name, connection)
+                    try statement.bind(.integer(newID), at: 1)
+                    notes.pointee.clear()
+                    do {
+                        while try statement.step() {}
+                    } catch {
+                        throw describeConstraint(error, entity: description)
+                    }
+                    // The update hook saw the one row the upsert changed, or none: the key existed and
+                    // the policy kept it, or nothing differed. More than one (a trigger of the user's
+                    // changed others) leaves the row to be found by its key.
+                    let changed = notes.pointee
+                    if changed.count == 0 {
+                        ids.giveBack(description.name, newID)
+                        result.skipped += 1
+                    } else if changed.count == 1, changed.inserted, changed.rowID == newID {
+                        recordInsert(entity: description.name, id: newID)
+                        result.insertedIDs.append(EntityID(rawValue: newID, storeTag: connection.storeTag))
+                    } else {
+                        let id = try changed.count == 1 ? changed.rowID : rowID(of: object[keyPath: key], findID, inserted: newID)
+                        if id != newID { ids.giveBack(description.name, newID) }
+                        if id == newID {
+                            recordInsert(entity: description.name, id: newID)
+                            result.insertedIDs.append(EntityID(rawValue: newID, storeTag: connection.storeTag))
+                        } else {
+                            recordUpdate(entity: description.name, id: id, fields: writtenFields)
+                            result.updated.append((EntityID(rawValue: id, storeTag: connection.storeTag), writtenFields))
+                        }
+                    }
                 }
             }
         }
         return result
+    }
+
+    /// The row ID of the row holding `key`, after an upsert whose row changes the update hook could not
+    /// tell apart (`inserted` when no row holds it, which cannot happen right after the upsert).
+    private func rowID(of key: some DatabaseValueConvertible, _ findID: Statement, inserted: Int64) throws(StrataError) -> Int64 {
+        findID.reset()
+        defer { findID.reset() }
+        try findID.bind(key.databaseValue, at: 1)
+        guard try findID.step(), case .integer(let id) = findID.value(at: 0) else { return inserted }
+        return id
     }
 
     /// `INSERT … ON CONFLICT (key) DO UPDATE SET <written> … WHERE <any written differs>`, or `DO NOTHING`

@@ -359,6 +359,41 @@ final class Connection {
 
     /// Whether a transaction is open.
     var isInTransaction: Bool { !isClosed && sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` with SQLite's update hook writing each row a statement inserts or updates into a
+    /// ``RowChanges`` that `body` reads and clears: what a statement did to which row, without a
+    /// `RETURNING` clause (which SQLite runs through a temporary table per execution) or a query after
+    /// it. The hook is removed when `body` returns; nothing else on the connection uses it.
+    func noteRowChanges<T>(_ body: (UnsafeMutablePointer<RowChanges>) throws -> T) rethrows -> T {
+        let notes = UnsafeMutablePointer<RowChanges>.allocate(capacity: 1)
+        notes.initialize(to: RowChanges())
+        defer {
+            if !isClosed { sqlite3_update_hook(handle, nil, nil) }
+            notes.deallocate()
+        }
+        if !isClosed {
+            sqlite3_update_hook(handle, { context, operation, _, _, rowID in
+                guard let notes = context?.assumingMemoryBound(to: RowChanges.self) else { return }
+                notes.pointee.count += 1
+                notes.pointee.inserted = operation == SQLITE_INSERT
+                notes.pointee.rowID = rowID
+            }, notes)
+        }
+        return try body(notes)
+    }
+}
+
+/// The rows statements changed since the last ``clear()``, as SQLite's update hook reports them (see
+/// ``Connection/noteRowChanges(_:)``): how many, and the last one.
+struct RowChanges {
+    /// How many rows were inserted, updated or deleted.
+    var count = 0
+    /// Whether the last change inserted its row.
+    var inserted = false
+    /// The row ID of the last row changed.
+    var rowID: Int64 = 0
+
+    mutating func clear() { count = 0 }
 }
 
 @available(*, unavailable)
