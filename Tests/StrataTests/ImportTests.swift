@@ -342,6 +342,47 @@ struct ImportTests {
         #expect(try await stack.fetchAll(From<ImportedNote>()).map(\.text) == ["GBP", "GBP", "GBP"])
     }
 
+    @Test("upsertAll never gives a new row the ID of a deleted object, whether it was deleted before or in the same transaction")
+    func upsertAfterDeletes() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("rates.sqlite")
+        var used: [Int64] = []
+        let made: [Rate.ID], first: ImportResult<Rate>
+        do {
+            let stack = try await DataStack(importSchema, storage: SQLiteStore(path: path))
+            made = try await stack.perform { tx in
+                try ["A", "B", "C"].map { code in try tx.create(Into<Rate>()) { $0.code = code }.id }
+            }
+            used += made.map(\.rawValue)
+            try await stack.perform { tx in try tx.delete(made[2]) }
+            // SQLite alone would give the next row C's ID again (one more than the largest left).
+            first = try await stack.perform { tx in
+                try tx.upsertAll(Into<Rate>(), from: ["A", "D", "E"], uniqueBy: \.code) { code, rate in rate.code = code; rate.value = 1 }
+            }
+            #expect(first.updatedIDs == [made[0]] && first.insertedIDs.count == 2)
+            #expect(Set(first.insertedIDs.map(\.rawValue)).isDisjoint(with: used))
+            used += first.insertedIDs.map(\.rawValue)
+            // Deleted in the same transaction, just before.
+            let second = try await stack.perform { tx in
+                try tx.delete(first.insertedIDs[1])
+                return try tx.upsertAll(Into<Rate>(), from: ["F"], uniqueBy: \.code) { code, rate in rate.code = code }
+            }
+            #expect(Set(second.insertedIDs.map(\.rawValue)).isDisjoint(with: used))
+            used += second.insertedIDs.map(\.rawValue)
+            try await stack.perform { tx in try tx.delete(second.insertedIDs[0]) }
+            await stack.close()
+        }
+        let reopened = try await DataStack(importSchema, storage: SQLiteStore(path: path))
+        let third = try await reopened.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: ["G", "H"], uniqueBy: \.code) { code, rate in rate.code = code }
+        }
+        #expect(Set(third.insertedIDs.map(\.rawValue)).isDisjoint(with: used) && third.insertedIDs.count == 2)
+        // Every ID the results named is the stored row's.
+        let rates = try await reopened.fetchAll(From<Rate>().orderBy(.ascending(\.code)))
+        #expect(rates.map(\.code) == ["A", "B", "D", "G", "H"])
+        #expect(rates.map(\.id) == [made[0], made[1], first.insertedIDs[0]] + third.insertedIDs)
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -29,6 +29,12 @@ struct StoreDoc {
     @Relationship var folder: StoreFolder.ID?
 }
 
+@Entity(name: "Tag")
+struct StoreTag {
+    @Field(.unique) var name: String = ""
+    var uses: Int = 0
+}
+
 let severalStoresSchema = Schema("V1", StoreNote.self, StoreThumbnail.self, StoreFolder.self, StoreDoc.self)
     .configuration("Cache", StoreThumbnail.self)
     .configuration("Shared", StoreNote.self, StoreFolder.self, StoreDoc.self)
@@ -388,6 +394,28 @@ enum StoreCacheV1 {
 
 @Suite("Several stores: adding stores and migrating each")
 struct SeveralStoresLifecycleTests {
+    @Test("upsertAll into an entity of two stores keeps its IDs unique across both, and updates in the store named")
+    func upsertAcrossStores() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = Schema("V1", StoreTag.self).configuration("Shared", StoreTag.self).configuration(nil, StoreTag.self)
+        let stack = try await DataStack(
+            schema, storages: [SQLiteStore(path: directory.path("main.sqlite")), SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared")])
+        let main = try await stack.perform { tx in
+            try tx.upsertAll(Into<StoreTag>(nil), from: ["a", "b"], uniqueBy: \.name) { name, tag in tag.name = name }
+        }
+        let shared = try await stack.perform { tx in
+            try tx.upsertAll(Into<StoreTag>("Shared"), from: ["b", "c"], uniqueBy: \.name) { name, tag in tag.name = name; tag.uses = 1 }
+        }
+        #expect(main.insertedIDs.count == 2 && shared.insertedIDs.count == 2 && shared.updated.isEmpty)
+        #expect(Set((main.insertedIDs + shared.insertedIDs).map(\.rawValue)).count == 4)
+        let again = try await stack.perform { tx in
+            try tx.upsertAll(Into<StoreTag>("Shared"), from: ["c"], uniqueBy: \.name) { name, tag in tag.name = name; tag.uses = 2 }
+        }
+        #expect(again.updatedIDs == [shared.insertedIDs[1]] && again.insertedIDs.isEmpty)
+        #expect(try await stack.fetchAll(From<StoreTag>("Shared").orderBy(.ascending(\.name))).map(\.uses) == [1, 2])
+        #expect(try await stack.fetchAll(From<StoreTag>(nil).orderBy(.ascending(\.name))).map(\.uses) == [0, 0])
+    }
+
     @Test("addStorage adds a store to a running stack; readers opened before see it, and it survives reopening")
     func addStorage() async throws {
         let directory = try TemporaryDirectory()

@@ -105,9 +105,19 @@ extension Transaction {
             }
         let writtenFields = Set(written.map { description.fields[$0].property })
         let statement = try connection.cachedStatement(upsertSQL(description, key: keyIndex, written: written))
+        let table = store.builder.qualified(description.name)
         let keyColumn = SQLiteDialect().quote(description.fields[keyIndex].column)
-        let findID = try connection.cachedStatement(
-            "SELECT \"id\" FROM \(store.builder.qualified(description.name)) WHERE \(keyColumn) = ?")
+        let findID = try connection.cachedStatement("SELECT \"id\" FROM \(table) WHERE \(keyColumn) = ?")
+        // SQLite picks a new row's ID when none is given (one more than the table's largest), which
+        // saves the statement a lookup of the given ID. The allocator's ID is taken once the row is in,
+        // only for an insert, and the row moves to it when they differ (an object with a larger ID was
+        // deleted before: its ID is never used again). An entity whose IDs span several stores takes
+        // its ID first, as every creation does: its table alone does not know the next one.
+        let idFirst = ids.spansStores(description.name)
+        if !idFirst {
+            try ids.prepare(description.name, connection)
+            try statement.bind(.null, at: 1)
+        }
         var result = ImportResult<E>()
         var index = -1
         try connection.noteRowChanges { notes in
@@ -124,34 +134,34 @@ extension Transaction {
                         let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
                         throw failure.with(entity: description.name, field: field)
                     }
-                    let newID = try ids.allocate(description.name, connection)
-                    try statement.bind(.integer(newID), at: 1)
+                    var givenID: Int64?
+                    if idFirst {
+                        let id = try ids.allocate(description.name, connection)
+                        try statement.bind(.integer(id), at: 1)
+                        givenID = id
+                    }
                     notes.pointee.clear()
+                    connection.clearLastInsertRowID()
                     do {
                         while try statement.step() {}
                     } catch {
                         throw describeConstraint(error, entity: description)
                     }
-                    // The update hook saw the one row the upsert changed, or none: the key existed and
-                    // the policy kept it, or nothing differed. More than one (a trigger of the user's
-                    // changed others) leaves the row to be found by its key.
-                    let changed = notes.pointee
-                    if changed.count == 0 {
-                        ids.giveBack(description.name, newID)
+                    guard let (inserted, rowID) = try upsertOutcome(E.self, notes.pointee, key: object[keyPath: key], findID) else {
+                        // The key existed and the policy kept it, or nothing differed.
+                        if let givenID { ids.giveBack(description.name, givenID) }
                         result.skipped += 1
-                    } else if changed.count == 1, changed.inserted, changed.rowID == newID {
-                        recordInsert(entity: description.name, id: newID)
-                        result.insertedIDs.append(EntityID(rawValue: newID, storeTag: connection.storeTag))
+                        return
+                    }
+                    if inserted {
+                        let id = try givenID ?? ids.allocate(description.name, connection)
+                        if rowID != id { try moveRow(table, from: rowID, to: id) }
+                        recordInsert(entity: description.name, id: id)
+                        result.insertedIDs.append(EntityID(rawValue: id, storeTag: connection.storeTag))
                     } else {
-                        let id = try changed.count == 1 ? changed.rowID : rowID(of: object[keyPath: key], findID, inserted: newID)
-                        if id != newID { ids.giveBack(description.name, newID) }
-                        if id == newID {
-                            recordInsert(entity: description.name, id: newID)
-                            result.insertedIDs.append(EntityID(rawValue: newID, storeTag: connection.storeTag))
-                        } else {
-                            recordUpdate(entity: description.name, id: id, fields: writtenFields)
-                            result.updated.append((EntityID(rawValue: id, storeTag: connection.storeTag), writtenFields))
-                        }
+                        if let givenID { ids.giveBack(description.name, givenID) }
+                        recordUpdate(entity: description.name, id: rowID, fields: writtenFields)
+                        result.updated.append((EntityID(rawValue: rowID, storeTag: connection.storeTag), writtenFields))
                     }
                 }
             }
@@ -159,14 +169,38 @@ extension Transaction {
         return result
     }
 
-    /// The row ID of the row holding `key`, after an upsert whose row changes the update hook could not
-    /// tell apart (`inserted` when no row holds it, which cannot happen right after the upsert).
-    private func rowID(of key: some DatabaseValueConvertible, _ findID: Statement, inserted: Int64) throws(StrataError) -> Int64 {
-        findID.reset()
-        defer { findID.reset() }
-        try findID.bind(key.databaseValue, at: 1)
-        guard try findID.step(), case .integer(let id) = findID.value(at: 0) else { return inserted }
-        return id
+    /// What an upsert did: inserted or updated the row with the row ID, or `nil` when it changed no row.
+    /// The update hook saw that one row, or none; more than one (a trigger of another program's changed
+    /// other rows too) leaves the outcome to SQLite's counts (which ignore triggers), and an updated
+    /// row to be found by its key.
+    private func upsertOutcome<E: Entity>(
+        _ entity: E.Type, _ changes: RowChanges, key: some DatabaseValueConvertible, _ findID: Statement
+    ) throws(StrataError) -> (inserted: Bool, rowID: Int64)? {
+        switch changes.count {
+        case 0: return nil
+        case 1: return (changes.inserted, changes.rowID)
+        default:
+            let inserted = connection.lastInsertRowID
+            if inserted != 0 { return (true, inserted) }
+            guard connection.changes > 0 else { return nil }
+            findID.reset()
+            defer { findID.reset() }
+            try findID.bind(key.databaseValue, at: 1)
+            guard try findID.step(), case .integer(let id) = findID.value(at: 0) else {
+                throw StrataError(
+                    .notFound, "The row an upsert updated is gone: a trigger on its table deleted it. Drop that trigger.",
+                    entity: E.entityDescription.name)
+            }
+            return (false, id)
+        }
+    }
+
+    /// Gives a row just inserted the ID the allocator chose for it.
+    private func moveRow(_ table: String, from rowID: Int64, to id: Int64) throws(StrataError) {
+        let statement = try connection.cachedStatement("UPDATE \(table) SET \"id\" = ? WHERE \"id\" = ?")
+        defer { statement.reset() }
+        try statement.bind([.integer(id), .integer(rowID)])
+        while try statement.step() {}
     }
 
     /// `INSERT … ON CONFLICT (key) DO UPDATE SET <written> … WHERE <any written differs>`, or `DO NOTHING`

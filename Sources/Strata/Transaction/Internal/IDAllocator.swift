@@ -110,6 +110,16 @@ final class IDAllocator {
         return id
     }
 
+    /// Whether the IDs of `entity` are unique across several stores (it lives in more than one).
+    func spansStores(_ entity: String) -> Bool {
+        sharedEntities.contains(entity)
+    }
+
+    /// Loads the counter of `entity` unless it is loaded, without taking an ID.
+    func prepare(_ entity: String, _ connection: Connection) throws(StrataError) {
+        giveBack(entity, try allocate(entity, connection))
+    }
+
     /// Takes back the ID just allocated for `entity` when it went unused (an upsert that updated an
     /// existing row), so that the next object gets it.
     func giveBack(_ entity: String, _ id: Int64) {
