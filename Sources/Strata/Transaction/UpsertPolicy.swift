@@ -147,7 +147,7 @@ extension Transaction {
                     } catch {
                         throw describeConstraint(error, entity: description)
                     }
-                    guard let (inserted, rowID) = try upsertOutcome(E.self, notes.pointee, key: object[keyPath: key], findID) else {
+                    guard let (inserted, rowID) = try upsertOutcome(notes.pointee, of: description.name, key: { object[keyPath: key] }, findID) else {
                         // The key existed and the policy kept it, or nothing differed.
                         if let givenID { ids.giveBack(description.name, givenID) }
                         result.skipped += 1
@@ -173,8 +173,8 @@ extension Transaction {
     /// The update hook saw that one row, or none; more than one (a trigger of another program's changed
     /// other rows too) leaves the outcome to SQLite's counts (which ignore triggers), and an updated
     /// row to be found by its key.
-    private func upsertOutcome<E: Entity>(
-        _ entity: E.Type, _ changes: RowChanges, key: some DatabaseValueConvertible, _ findID: Statement
+    private func upsertOutcome<Key: DatabaseValueConvertible>(
+        _ changes: RowChanges, of entity: String, key: () -> Key, _ findID: Statement
     ) throws(StrataError) -> (inserted: Bool, rowID: Int64)? {
         switch changes.count {
         case 0: return nil
@@ -185,11 +185,11 @@ extension Transaction {
             guard connection.changes > 0 else { return nil }
             findID.reset()
             defer { findID.reset() }
-            try findID.bind(key.databaseValue, at: 1)
+            try findID.bind(key().databaseValue, at: 1)
             guard try findID.step(), case .integer(let id) = findID.value(at: 0) else {
                 throw StrataError(
                     .notFound, "The row an upsert updated is gone: a trigger on its table deleted it. Drop that trigger.",
-                    entity: E.entityDescription.name)
+                    entity: entity)
             }
             return (false, id)
         }
