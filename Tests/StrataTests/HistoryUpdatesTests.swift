@@ -45,6 +45,20 @@ struct HistoryUpdatesTests {
         #expect(try await reader.value.map(\.rawValue) == [2, 3, 4, 5, 6])
     }
 
+    @Test("an iteration that begins on a closed stack throws stackClosed, as a publisher's does; one under way ends")
+    func closedStack() async throws {
+        let (stack, _) = try await makeHistoryStack()
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "x" } }
+        var running = stack.historyUpdates().makeAsyncIterator()
+        #expect(try await running.next() != nil)
+        await stack.close()
+        #expect(try await running.next() == nil)
+        var late = stack.historyUpdates().makeAsyncIterator()
+        await expectStrataError(.stackClosed) { _ = try await late.next() }
+        var publisher = stack.countPublisher(From<Person>()).makeAsyncIterator()
+        await expectStrataError(.stackClosed) { _ = try await publisher.next() }
+    }
+
     @Test("cancelling the iterating task ends the stream")
     func cancellation() async throws {
         let (stack, _) = try await makeHistoryStack()

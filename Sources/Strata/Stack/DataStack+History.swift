@@ -135,7 +135,8 @@ extension DataStack {
     /// It first delivers what is already recorded after `token`, then each new transaction once it has
     /// committed, in token order. Resumed from a stored token after a restart, it delivers every
     /// transaction after it exactly once. It throws ``StrataError/Code/historyExpired`` when history
-    /// after `token` was purged, and ``StrataError/Code/historyUnavailable`` when the store keeps none.
+    /// after `token` was purged, ``StrataError/Code/historyUnavailable`` when the store keeps none, and
+    /// ``StrataError/Code/stackClosed`` when the iteration begins after ``close()`` (one under way ends).
     public func historyUpdates(after token: HistoryToken? = nil) -> HistoryUpdates {
         HistoryUpdates(stack: self, after: token)
     }

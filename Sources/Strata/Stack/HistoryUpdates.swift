@@ -25,6 +25,8 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
         private var nextIndex = 0
         private var last: HistoryToken?
         private var isFinished = false
+        /// Whether a read of the history succeeded: the stack was open when the iteration began.
+        private var hasRead = false
 
         init(stack: DataStack, last: HistoryToken?) {
             self.stack = stack
@@ -35,7 +37,8 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
         }
 
         /// The next transaction: at once when one is recorded after the last delivered, otherwise once
-        /// one commits. `nil` once the stack is closed.
+        /// one commits. `nil` once the stack closes during the iteration; an iteration that begins on a
+        /// closed stack throws ``StrataError/Code/stackClosed``, as a publisher's does.
         public mutating func next() async throws -> HistoryTransaction? {
             while !isFinished {
                 try Task.checkCancellation()
@@ -48,10 +51,11 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
                 let page: [HistoryTransaction]
                 do {
                     page = try await stack.history(after: last, limit: Self.pageSize)
-                } catch let error as StrataError where error.code == .stackClosed {
+                } catch let error as StrataError where error.code == .stackClosed && hasRead {
                     isFinished = true
                     break
                 }
+                hasRead = true
                 if !page.isEmpty {
                     pending = page
                     nextIndex = 0
