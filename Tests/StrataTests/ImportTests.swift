@@ -383,6 +383,28 @@ struct ImportTests {
         #expect(rates.map(\.id) == [made[0], made[1], first.insertedIDs[0]] + third.insertedIDs)
     }
 
+    @Test("an upsertAll nested in another's configure closure leaves the outer one's outcomes right")
+    func nestedUpserts() async throws {
+        let stack = try await DataStack(importSchema)
+        let (outer, inner, changes) = try await stack.perform { tx in
+            var inner = ImportResult<Rate>()
+            let outer = try tx.upsertAll(Into<Rate>(), from: ["A", "B", "C"], uniqueBy: \.code) { code, rate in
+                rate.code = code
+                if code == "B" {
+                    inner = try tx.upsertAll(Into<Rate>(), from: ["A", "Z"], uniqueBy: \.code) { code, rate in rate.code = code; rate.value = 1 }
+                }
+            }
+            return (outer, inner, tx.changeSet)
+        }
+        #expect(inner.updated.count == 1 && inner.insertedIDs.count == 1)
+        #expect(outer.insertedIDs.count == 3 && outer.updated.isEmpty, "B and C inserted after the nested call")
+        #expect(inner.updatedIDs == [outer.insertedIDs[0]])
+        let rates = try await stack.fetchAll(From<Rate>().orderBy(.ascending(\.code)))
+        #expect(rates.map(\.code) == ["A", "B", "C", "Z"])
+        #expect(Set(rates.map(\.id)) == Set(outer.insertedIDs + inner.insertedIDs))
+        #expect(changes.insertedIDs(Rate.self) == Set(rates.map(\.id)))
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

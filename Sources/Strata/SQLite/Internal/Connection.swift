@@ -363,21 +363,19 @@ final class Connection {
     /// Runs `body` with SQLite's update hook writing each row a statement inserts or updates into a
     /// ``RowChanges`` that `body` reads and clears: what a statement did to which row, without a
     /// `RETURNING` clause (which SQLite runs through a temporary table per execution) or a query after
-    /// it. The hook is removed when `body` returns; nothing else on the connection uses it.
+    /// it. When `body` returns, the hook goes back to what it was (a call nested in `body`, by code that
+    /// `body` runs, leaves the outer call's notes in place).
     func noteRowChanges<T>(_ body: (UnsafeMutablePointer<RowChanges>) throws -> T) rethrows -> T {
         let notes = UnsafeMutablePointer<RowChanges>.allocate(capacity: 1)
         notes.initialize(to: RowChanges())
-        defer {
-            if !isClosed { sqlite3_update_hook(handle, nil, nil) }
-            notes.deallocate()
+        guard !isClosed else {
+            defer { notes.deallocate() }
+            return try body(notes)
         }
-        if !isClosed {
-            sqlite3_update_hook(handle, { context, operation, _, _, rowID in
-                guard let notes = context?.assumingMemoryBound(to: RowChanges.self) else { return }
-                notes.pointee.count += 1
-                notes.pointee.inserted = operation == SQLITE_INSERT
-                notes.pointee.rowID = rowID
-            }, notes)
+        let outer = sqlite3_update_hook(handle, RowChanges.hook, notes)
+        defer {
+            if !isClosed { sqlite3_update_hook(handle, outer == nil ? nil : RowChanges.hook, outer) }
+            notes.deallocate()
         }
         return try body(notes)
     }
@@ -394,6 +392,15 @@ struct RowChanges {
     var rowID: Int64 = 0
 
     mutating func clear() { count = 0 }
+
+    /// SQLite's update hook, given the notes as its context.
+    static let hook: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int64) -> Void = {
+        context, operation, _, _, rowID in
+        guard let notes = context?.assumingMemoryBound(to: RowChanges.self) else { return }
+        notes.pointee.count += 1
+        notes.pointee.inserted = operation == SQLITE_INSERT
+        notes.pointee.rowID = rowID
+    }
 }
 
 @available(*, unavailable)
