@@ -77,9 +77,9 @@ extension Transaction {
         // every access).
         var positions: [Int] = []
         var keys: [E.UniqueID] = []
-        var storedKeys: [DatabaseValue] = []
         var keyedSources: [E.ImportSource] = []
         var winner: [DatabaseValue: Int] = [:]
+        winner.reserveCapacity(sources.underestimatedCount)
         var index = 0
         for source in sources {
             defer { index += 1 }
@@ -88,26 +88,28 @@ extension Transaction {
                 result.skipped += 1
                 continue
             }
-            let stored = key.databaseValue
-            winner[stored] = keys.count
+            winner[key.databaseValue] = keys.count
             positions.append(index)
             keys.append(key)
-            storedKeys.append(stored)
             keyedSources.append(source)
         }
         result.superseded = keys.count - winner.count
-        // Each key is applied once (the last source wins), so the objects found are read, never written back.
-        let existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner.keys)
-        for position in keys.indices where winner[storedKeys[position]] == position {
-            let entry = (key: keys[position], stored: storedKeys[position], source: keyedSources[position])
+        // The winning positions, and the stored object of each, found through `winner` (one lookup per
+        // object found, none per source). Each key is applied once (the last source wins), so the
+        // objects found are read, never written back.
+        var wins = [Bool](repeating: false, count: keys.count)
+        for position in winner.values { wins[position] = true }
+        let existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner, count: keys.count)
+        for position in keys.indices where wins[position] {
+            let source = keyedSources[position]
             try importing(E.self, positions[position]) {
-                if let current = existing[entry.stored] {
-                    guard try current.shouldUpdate(from: entry.source, in: self) else {
+                if let current = existing[position] {
+                    guard try current.shouldUpdate(from: source, in: self) else {
                         result.skipped += 1
                         return
                     }
                     let (object, changed) = try edit(current: current, entity: entity) {
-                        try $0.update(from: entry.source, in: self)
+                        try $0.update(from: source, in: self)
                     }
                     result.objects.append(object)
                     if changed.isEmpty {
@@ -116,13 +118,13 @@ extension Transaction {
                         result.updated.append((object.id, changed))
                     }
                 } else {
-                    guard try E.shouldInsert(from: entry.source, in: self) else {
+                    guard try E.shouldInsert(from: source, in: self) else {
                         result.skipped += 1
                         return
                     }
                     let object = try create(into) { object in
-                        object[keyPath: E.uniqueIDKeyPath] = entry.key
-                        try object.didInsert(from: entry.source, in: self)
+                        object[keyPath: E.uniqueIDKeyPath] = keys[position]
+                        try object.didInsert(from: source, in: self)
                     }
                     result.objects.append(object)
                     result.insertedIDs.append(object.id)
@@ -182,21 +184,21 @@ extension Transaction {
 
     // MARK: Helpers
 
-    /// The objects of `E` whose field `keyPath` holds one of `keys` (stored values), by stored key, a
-    /// chunk of keys per query.
-    func existingObjects<E: Entity, Key: DatabaseValueConvertible, S: Collection>(
-        _ type: E.Type, keyPath: KeyPath<E, Key>, keys: S
-    ) throws -> [DatabaseValue: E] where S.Element == DatabaseValue {
-        var found: [DatabaseValue: E] = [:]
-        found.reserveCapacity(keys.count)
-        let all = Array(keys)
+    /// The objects of `E` whose field `keyPath` holds one of the keys of `positions` (stored values), each
+    /// at its key's position (below `count`) in the result, `nil` where none holds it; a chunk of keys
+    /// per query.
+    func existingObjects<E: Entity, Key: DatabaseValueConvertible>(
+        _ type: E.Type, keyPath: KeyPath<E, Key>, keys positions: [DatabaseValue: Int], count: Int
+    ) throws -> [E?] {
+        var found = [E?](repeating: nil, count: count)
+        let all = Array(positions.keys)
         let column = Where<E>.column(keyPath)
         var start = 0
         while start < all.count {
             let chunk = Array(all[start..<min(start + Self.importLookupChunk, all.count)])
             let filter = Where<E>(.inList(column, chunk, negated: false))
             for object in try connection.fetchAll(From<E>().where(filter), store: store) {
-                found[object[keyPath: keyPath].databaseValue] = object
+                if let position = positions[object[keyPath: keyPath].databaseValue] { found[position] = object }
             }
             start += Self.importLookupChunk
         }
