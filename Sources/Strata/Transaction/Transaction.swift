@@ -30,13 +30,18 @@ public final class Transaction: ReadContext {
     var foreignKeysDeferred = false
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
-    /// The `UPDATE` text per entity and set of changed fields, built once per transaction: an import
-    /// whose edits change the same fields builds it once, not per object.
-    private var updateTexts: [UpdateText: String] = [:]
+    /// The `UPDATE` text and the property names per entity and set of changed fields, made once per
+    /// transaction: an import whose edits change the same fields makes them once, not per object.
+    private var updates: [UpdateKey: Update] = [:]
 
-    private struct UpdateText: Hashable {
+    private struct UpdateKey: Hashable {
         let entity: ObjectIdentifier
         let fields: [Int]
+    }
+
+    private struct Update {
+        let sql: String
+        let properties: Set<String>
     }
 
     /// The fields whose last values a deletion keeps for the persistent history, by entity name.
@@ -211,7 +216,22 @@ public final class Transaction: ReadContext {
         if let foreign = after.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
         try checkDerivedUnchanged(E.self, entity, from: before, to: after)
         let changed = before.values.indices.filter { before.values[$0] != after.values[$0] }
-        let changedFields = Set(changed.map { entity.description.fields[$0].property })
+        let update: Update?
+        if changed.isEmpty {
+            update = nil
+        } else {
+            let key = UpdateKey(entity: ObjectIdentifier(entity), fields: changed)
+            if let made = updates[key] {
+                update = made
+            } else {
+                let made = Update(
+                    sql: store.builder.update(entity.description, fields: changed),
+                    properties: Set(changed.map { entity.description.fields[$0].property }))
+                updates[key] = made
+                update = made
+            }
+        }
+        let changedFields = update?.properties ?? []
         let toOnes = (store.graph.toOne[name] ?? []).filter { changed.contains($0.fieldIndex) }
         for toOne in toOnes {
             if case .integer(let target) = after.values[toOne.fieldIndex] { try checkTarget(toOne, target) }
@@ -226,11 +246,8 @@ public final class Transaction: ReadContext {
             try checkToMany(relationship, from: stored, to: members)
             toManyChanges.append((relationship, stored, members))
         }
-        if !changed.isEmpty {
-            let key = UpdateText(entity: ObjectIdentifier(entity), fields: changed)
-            let text = updateTexts[key] ?? store.builder.update(entity.description, fields: changed)
-            updateTexts[key] = text
-            let statement = try connection.cachedStatement(text)
+        if let update {
+            let statement = try connection.cachedStatement(update.sql)
             for (offset, index) in changed.enumerated() {
                 do {
                     try statement.bind(after.values[index], at: Int32(offset + 1))

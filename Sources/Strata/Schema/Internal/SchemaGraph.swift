@@ -56,6 +56,9 @@ struct SchemaGraph: Sendable {
 
     /// Whether some relationship's delete rule is `.deny` (deletes then check the rules before writing).
     private(set) var hasDenyRule = false
+    /// The entities that some derived field reads through a to-many relationship: an edit of one of
+    /// them may change its owners' derived values.
+    private(set) var derivedSources: Set<String> = []
 
     init(schema: Schema) throws(StrataError) {
         for entity in schema.entities { entities[entity.name] = entity }
@@ -107,6 +110,12 @@ struct SchemaGraph: Sendable {
         try validateDerived(schema)
         hasDenyRule = toMany.values.contains { $0.contains { $0.deleteRule == .deny } }
             || toOne.values.contains { $0.contains { $0.deleteRule == .deny } }
+        for (owner, relationships) in toMany {
+            let derived = entities[owner]?.derived ?? []
+            for relationship in relationships where derived.contains(where: { $0.relationship == relationship.property }) {
+                derivedSources.insert(relationship.target)
+            }
+        }
     }
 
     private mutating func resolve(

@@ -17,6 +17,7 @@ extension Transaction {
     /// Records updates of the derived fields that an edit of object `id` changes: sums, minimums and
     /// maximums computed over an attribute that changed, on every object that relates to it.
     func recordDerivedDependents(_ entity: String, _ id: Int64, changed properties: Set<String>) throws(StrataError) {
+        guard graph.derivedSources.contains(entity) else { return }
         for (parentName, relationships) in graph.toMany {
             for relationship in relationships where relationship.target == entity {
                 let derived = (graph.entities[parentName]?.derived ?? []).filter {
