@@ -405,6 +405,49 @@ struct ImportTests {
         #expect(changes.insertedIDs(Rate.self) == Set(rates.map(\.id)))
     }
 
+    @Test("an import or batch call whose error is caught inside the transaction leaves nothing of its sources; the rest commits")
+    func caughtImportErrorsLeaveNothing() async throws {
+        let stack = try await DataStack(importSchema)
+        let failures = try await stack.perform { tx in
+            var failures: [Int] = []
+            try tx.create(Into<ImportedNote>()) { $0.text = "kept before" }
+            let calls: [() throws -> Void] = [
+                { try tx.importObjects(Into<ImportedNote>(), from: [NoteSource(text: "imp0"), NoteSource(text: "boom")]) },
+                { try tx.importUniqueObjects(Into<ImportedAuthor>(), from: [AuthorSource(key: "a", name: "A"), AuthorSource(key: "a2", name: "(fail)")]) },
+                {
+                    try tx.insertAll(Into<Rate>(), from: ["ins0", "ins1", "bad"]) { code, rate in
+                        if code == "bad" { throw ImportFailure(reason: "bad") }
+                        rate.code = code
+                    }
+                },
+                {
+                    try tx.upsertAll(Into<Rate>(), from: ["ups0", "ups1", "ups0"], uniqueBy: \.code) { code, rate in
+                        rate.code = code
+                        rate.note = code
+                    }
+                    // Unique constraint: a second object with an existing key, by plain insert.
+                    try tx.insertAll(Into<Rate>(), from: ["ups1"]) { code, rate in rate.code = code }
+                },
+            ]
+            for call in calls {
+                do {
+                    try call()
+                } catch let error as ImportError {
+                    failures.append(error.sourceIndex)
+                    #expect(error.description.contains("nothing the call wrote was kept"))
+                }
+            }
+            try tx.create(Into<ImportedNote>()) { $0.text = "kept after" }
+            #expect(tx.changeSet.insertedIDs(ImportedAuthor.self).isEmpty)
+            return failures
+        }
+        #expect(failures == [1, 1, 2, 0])
+        #expect(try await stack.fetchAll(From<ImportedNote>().orderBy(.ascending(\.id))).map(\.text) == ["kept before", "kept after"])
+        #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 0)
+        // The last call's upsertAll succeeded on its own; the insertAll after it failed: each call is its own unit.
+        #expect(try await stack.fetchAll(From<Rate>().orderBy(.ascending(\.code))).map(\.code) == ["ups0", "ups1"])
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -354,6 +354,7 @@ actor Writer {
     }
 
     private func commitUntimed(_ transaction: Transaction) throws(StrataError) {
+        if let broken = transaction.broken { throw broken }
         let changes = transaction.changes
         try ids.saveMarks(connection)
         let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)

@@ -30,7 +30,8 @@ public struct ImportResult<E: Entity>: Sendable {
 }
 
 /// An error thrown while one source of an import was applied: which source (its position among the
-/// sources of the call), which entity, and the error itself. The transaction rolls back.
+/// sources of the call), which entity, and the error itself. Nothing the call wrote is kept: uncaught,
+/// the error rolls the transaction back; caught inside it, the transaction goes on without the call.
 public struct ImportError: Error, CustomStringConvertible {
     /// The position of the failing source among the call's sources, from 0.
     public let sourceIndex: Int
@@ -46,7 +47,7 @@ public struct ImportError: Error, CustomStringConvertible {
 
     public var description: String {
         let kept = committed.map { " (\($0.chunksCommitted) earlier chunk\($0.chunksCommitted == 1 ? "" : "s") stay committed)" } ?? ""
-        return "Importing source \(sourceIndex) into \(entity) failed, and the transaction rolled back\(kept): \(underlying)"
+        return "Importing source \(sourceIndex) into \(entity) failed, and nothing the call wrote was kept\(kept): \(underlying)"
     }
 }
 

@@ -34,4 +34,30 @@ extension Transaction {
         changes = ChangeSet()
         storeChanges = []
     }
+
+    /// Runs `body`, a call of several writes (an import, a batch), so that it leaves all or nothing: when
+    /// it throws, what it wrote is rolled back to a savepoint and its records leave the change set, and
+    /// the transaction goes on as before the call (the caller may catch the error). IDs it took stay
+    /// unused: a gap is harmless.
+    func atomically<T>(_ body: () throws -> T) throws -> T {
+        try connection.run(.savepoint)
+        let saved = (changes, storeChanges)
+        do {
+            let result = try body()
+            try connection.run(.releaseSavepoint)
+            return result
+        } catch {
+            (changes, storeChanges) = saved
+            do {
+                try connection.run(.rollbackToSavepoint)
+                try connection.run(.releaseSavepoint)
+            } catch let rollback {
+                // The transaction cannot go on with part of the call in it: it takes nothing more, and
+                // the writer rolls it back instead of committing.
+                broken = rollback
+                isOpen = false
+            }
+            throw error
+        }
+    }
 }

@@ -21,27 +21,30 @@ extension Transaction {
     /// Imports an object from each source, in order, skipping those ``ImportableObject/shouldInsert(from:in:)``
     /// refuses.
     ///
-    /// - Throws: ``ImportError`` naming the index of the source that failed; the transaction rolls back.
+    /// - Throws: ``ImportError`` naming the index of the source that failed; nothing the call wrote is
+    ///   kept (the call applies all its sources or none, also when the error is caught).
     @discardableResult
     public func importObjects<E: ImportableObject, S: Sequence>(_ into: Into<E>, from sources: S) throws -> ImportResult<E>
     where S.Element == E.ImportSource {
         try checkOpen()
         if let target = try routed(into) { return try inStore(target) { try importObjects(into, from: sources) } }
-        var result = ImportResult<E>()
-        var index = -1
-        for source in sources {
-            index += 1
-            try importing(E.self, index) {
-                guard try E.shouldInsert(from: source, in: self) else {
-                    result.skipped += 1
-                    return
+        return try atomically {
+            var result = ImportResult<E>()
+            var index = -1
+            for source in sources {
+                index += 1
+                try importing(E.self, index) {
+                    guard try E.shouldInsert(from: source, in: self) else {
+                        result.skipped += 1
+                        return
+                    }
+                    let object = try create(into) { try $0.didInsert(from: source, in: self) }
+                    result.objects.append(object)
+                    result.insertedIDs.append(object.id)
                 }
-                let object = try create(into) { try $0.didInsert(from: source, in: self) }
-                result.objects.append(object)
-                result.insertedIDs.append(object.id)
             }
+            return result
         }
-        return result
     }
 
     // MARK: Unique imports
@@ -59,7 +62,8 @@ extension Transaction {
     /// then each source updates its object or creates one, in source order. When several sources name
     /// the same key, only the last one is applied (the others count as ``ImportResult/superseded``).
     ///
-    /// - Throws: ``ImportError`` naming the index of the source that failed; the transaction rolls back.
+    /// - Throws: ``ImportError`` naming the index of the source that failed; nothing the call wrote is
+    ///   kept (the call applies all its sources or none, also when the error is caught).
     ///   ``StrataError/Code/invalidArgument`` when ``ImportableUniqueObject/uniqueIDKeyPath`` is not a
     ///   field declared `@Field(.unique)`.
     @discardableResult
@@ -68,70 +72,72 @@ extension Transaction {
     {
         try checkOpen()
         if let target = try routed(into) { return try inStore(target) { try importUniqueObjects(into, from: sources) } }
-        let entity = try store.entity(E.self)
-        try requireUniqueField(E.uniqueIDKeyPath, entity)
-        var result = ImportResult<E>()
-        // Every source's key; the last source of each key wins. Keys are hashed as `DatabaseValue`s, a
-        // concrete type, rather than through the generic key type's witnesses, and the keyed sources are
-        // kept in parallel arrays (a tuple of generic types would need its metadata and witnesses on
-        // every access).
-        var positions: [Int] = []
-        var keys: [E.UniqueID] = []
-        var keyedSources: [E.ImportSource] = []
-        var winner: [DatabaseValue: Int] = [:]
-        winner.reserveCapacity(sources.underestimatedCount)
-        var index = 0
-        for source in sources {
-            defer { index += 1 }
-            let key = try importing(E.self, index) { try E.uniqueID(from: source, in: self) }
-            guard let key else {
-                result.skipped += 1
-                continue
+        return try atomically {
+            let entity = try store.entity(E.self)
+            try requireUniqueField(E.uniqueIDKeyPath, entity)
+            var result = ImportResult<E>()
+            // Every source's key; the last source of each key wins. Keys are hashed as `DatabaseValue`s, a
+            // concrete type, rather than through the generic key type's witnesses, and the keyed sources are
+            // kept in parallel arrays (a tuple of generic types would need its metadata and witnesses on
+            // every access).
+            var positions: [Int] = []
+            var keys: [E.UniqueID] = []
+            var keyedSources: [E.ImportSource] = []
+            var winner: [DatabaseValue: Int] = [:]
+            winner.reserveCapacity(sources.underestimatedCount)
+            var index = 0
+            for source in sources {
+                defer { index += 1 }
+                let key = try importing(E.self, index) { try E.uniqueID(from: source, in: self) }
+                guard let key else {
+                    result.skipped += 1
+                    continue
+                }
+                winner[key.databaseValue] = keys.count
+                positions.append(index)
+                keys.append(key)
+                keyedSources.append(source)
             }
-            winner[key.databaseValue] = keys.count
-            positions.append(index)
-            keys.append(key)
-            keyedSources.append(source)
-        }
-        result.superseded = keys.count - winner.count
-        // The winning positions, and the stored object of each, found through `winner` (one lookup per
-        // object found, none per source). Each key is applied once (the last source wins), so the
-        // objects found are read, never written back.
-        var wins = [Bool](repeating: false, count: keys.count)
-        for position in winner.values { wins[position] = true }
-        let existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner, count: keys.count)
-        for position in keys.indices where wins[position] {
-            let source = keyedSources[position]
-            try importing(E.self, positions[position]) {
-                if let current = existing[position] {
-                    guard try current.shouldUpdate(from: source, in: self) else {
-                        result.skipped += 1
-                        return
-                    }
-                    let (object, changed) = try edit(current: current, entity: entity) {
-                        try $0.update(from: source, in: self)
-                    }
-                    result.objects.append(object)
-                    if changed.isEmpty {
-                        result.unchanged += 1
+            result.superseded = keys.count - winner.count
+            // The winning positions, and the stored object of each, found through `winner` (one lookup per
+            // object found, none per source). Each key is applied once (the last source wins), so the
+            // objects found are read, never written back.
+            var wins = [Bool](repeating: false, count: keys.count)
+            for position in winner.values { wins[position] = true }
+            let existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner, count: keys.count)
+            for position in keys.indices where wins[position] {
+                let source = keyedSources[position]
+                try importing(E.self, positions[position]) {
+                    if let current = existing[position] {
+                        guard try current.shouldUpdate(from: source, in: self) else {
+                            result.skipped += 1
+                            return
+                        }
+                        let (object, changed) = try edit(current: current, entity: entity) {
+                            try $0.update(from: source, in: self)
+                        }
+                        result.objects.append(object)
+                        if changed.isEmpty {
+                            result.unchanged += 1
+                        } else {
+                            result.updated.append((object.id, changed))
+                        }
                     } else {
-                        result.updated.append((object.id, changed))
+                        guard try E.shouldInsert(from: source, in: self) else {
+                            result.skipped += 1
+                            return
+                        }
+                        let object = try create(into) { object in
+                            object[keyPath: E.uniqueIDKeyPath] = keys[position]
+                            try object.didInsert(from: source, in: self)
+                        }
+                        result.objects.append(object)
+                        result.insertedIDs.append(object.id)
                     }
-                } else {
-                    guard try E.shouldInsert(from: source, in: self) else {
-                        result.skipped += 1
-                        return
-                    }
-                    let object = try create(into) { object in
-                        object[keyPath: E.uniqueIDKeyPath] = keys[position]
-                        try object.didInsert(from: source, in: self)
-                    }
-                    result.objects.append(object)
-                    result.insertedIDs.append(object.id)
                 }
             }
+            return result
         }
-        return result
     }
 
     /// The IDs of the objects of `E` whose unique field `keyPath` holds one of `keys`, by key, found a

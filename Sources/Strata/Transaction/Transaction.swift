@@ -30,6 +30,9 @@ public final class Transaction: ReadContext {
     var foreignKeysDeferred = false
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
+    /// Why the transaction must roll back whatever its closure returns: a call that had to leave all or
+    /// nothing could not undo its part (see `atomically(_:)`).
+    var broken: StrataError?
     /// The `UPDATE` text and the property names per entity and set of changed fields, made once per
     /// transaction: an import whose edits change the same fields makes them once, not per object.
     private var updates: [UpdateKey: Update] = [:]

@@ -38,22 +38,25 @@ extension Transaction {
     /// Data's batch requests nothing bypasses Strata: observers and the commit's change set see every
     /// object.
     ///
-    /// - Throws: ``ImportError`` naming the index of the source that failed; the transaction rolls back.
+    /// - Throws: ``ImportError`` naming the index of the source that failed; nothing the call wrote is
+    ///   kept (the call applies all its sources or none, also when the error is caught).
     @discardableResult
     public func insertAll<E: Entity, S: Sequence>(
         _ into: Into<E>, from sources: S, _ configure: (S.Element, inout E) throws -> Void
     ) throws -> ImportResult<E> {
         try checkOpen()
         if let target = try routed(into) { return try inStore(target) { try insertAll(into, from: sources, configure) } }
-        var result = ImportResult<E>()
-        var index = 0
-        for source in sources {
-            try importing(E.self, index) {
-                result.insertedIDs.append(try create(into) { try configure(source, &$0) }.id)
+        return try atomically {
+            var result = ImportResult<E>()
+            var index = 0
+            for source in sources {
+                try importing(E.self, index) {
+                    result.insertedIDs.append(try create(into) { try configure(source, &$0) }.id)
+                }
+                index += 1
             }
-            index += 1
+            return result
         }
-        return result
     }
 
     /// Inserts an object per source, or, when an object with the same value of the unique field `key`
@@ -83,90 +86,92 @@ extension Transaction {
         if let target = try routed(into) {
             return try inStore(target) { try upsertAll(into, from: sources, uniqueBy: key, policy: policy, configure) }
         }
-        let entity = try store.entity(E.self)
-        let description = entity.description
-        try requireUniqueField(key, entity)
-        guard case .field(let keyIndex) = E.member(for: key) else { return ImportResult() }
-        if case .invalid(let reason) = policy.kind {
-            throw StrataError(.invalidArgument, "The upsert policy names \(reason).", entity: description.name)
-        }
-        guard entity.toOnes.isEmpty, description.toMany.isEmpty, description.derived.isEmpty else {
-            throw StrataError(
-                .invalidArgument,
-                "upsertAll writes rows directly and takes entities without relationships or derived fields of their own; "
-                    + "\(description.name) has some. Import it with importUniqueObjects, which follows them.",
-                entity: description.name)
-        }
-        let written: [Int] =
-            switch policy.kind {
-            case .all: description.fields.indices.filter { $0 != keyIndex }
-            case .fields(let indices): indices.filter { $0 != keyIndex }
-            case .keep, .invalid: []
+        return try atomically {
+            let entity = try store.entity(E.self)
+            let description = entity.description
+            try requireUniqueField(key, entity)
+            guard case .field(let keyIndex) = E.member(for: key) else { return ImportResult() }
+            if case .invalid(let reason) = policy.kind {
+                throw StrataError(.invalidArgument, "The upsert policy names \(reason).", entity: description.name)
             }
-        let writtenFields = Set(written.map { description.fields[$0].property })
-        let statement = try connection.cachedStatement(upsertSQL(description, key: keyIndex, written: written))
-        let table = store.builder.qualified(description.name)
-        let keyColumn = SQLiteDialect().quote(description.fields[keyIndex].column)
-        let findID = try connection.cachedStatement("SELECT \"id\" FROM \(table) WHERE \(keyColumn) = ?")
-        // SQLite picks a new row's ID when none is given (one more than the table's largest), which
-        // saves the statement a lookup of the given ID. The allocator's ID is taken once the row is in,
-        // only for an insert, and the row moves to it when they differ (an object with a larger ID was
-        // deleted before: its ID is never used again). An entity whose IDs span several stores takes
-        // its ID first, as every creation does: its table alone does not know the next one.
-        let idFirst = ids.spansStores(description.name)
-        if !idFirst {
-            try ids.prepare(description.name, connection)
-            try statement.bind(.null, at: 1)
-        }
-        var result = ImportResult<E>()
-        var index = -1
-        try connection.noteRowChanges { notes in
-            for source in sources {
-                index += 1
-                try importing(E.self, index) {
-                    var object = E(newObject: NewObject())
-                    try configure(source, &object)
-                    statement.reset()
-                    var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
-                    object.encodeFields(to: &encoder)
-                    if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: description) { throw foreign }
-                    if let failure = encoder.failure {
-                        let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
-                        throw failure.with(entity: description.name, field: field)
-                    }
-                    var givenID: Int64?
-                    if idFirst {
-                        let id = try ids.allocate(description.name, connection)
-                        try statement.bind(.integer(id), at: 1)
-                        givenID = id
-                    }
-                    notes.pointee.clear()
-                    connection.clearLastInsertRowID()
-                    do {
-                        while try statement.step() {}
-                    } catch {
-                        throw describeConstraint(error, entity: description)
-                    }
-                    guard let (inserted, rowID) = try upsertOutcome(notes.pointee, of: description.name, key: { object[keyPath: key] }, findID) else {
-                        // The key existed and the policy kept it, or nothing differed.
-                        if let givenID { ids.giveBack(description.name, givenID) }
-                        result.skipped += 1
-                        return
-                    }
-                    if inserted {
-                        let id = try givenID ?? ids.allocate(description.name, connection)
-                        if rowID != id { try moveRow(table, from: rowID, to: id) }
-                        recordInsert(entity: description.name, id: id)
-                        result.insertedIDs.append(EntityID(rawValue: id, storeTag: connection.storeTag))
-                    } else {
-                        if let givenID { ids.giveBack(description.name, givenID) }
-                        recordUpdate(entity: description.name, id: rowID, fields: writtenFields)
-                        result.updated.append((EntityID(rawValue: rowID, storeTag: connection.storeTag), writtenFields))
+            guard entity.toOnes.isEmpty, description.toMany.isEmpty, description.derived.isEmpty else {
+                throw StrataError(
+                    .invalidArgument,
+                    "upsertAll writes rows directly and takes entities without relationships or derived fields of their own; "
+                        + "\(description.name) has some. Import it with importUniqueObjects, which follows them.",
+                    entity: description.name)
+            }
+            let written: [Int] =
+                switch policy.kind {
+                case .all: description.fields.indices.filter { $0 != keyIndex }
+                case .fields(let indices): indices.filter { $0 != keyIndex }
+                case .keep, .invalid: []
+                }
+            let writtenFields = Set(written.map { description.fields[$0].property })
+            let statement = try connection.cachedStatement(upsertSQL(description, key: keyIndex, written: written))
+            let table = store.builder.qualified(description.name)
+            let keyColumn = SQLiteDialect().quote(description.fields[keyIndex].column)
+            let findID = try connection.cachedStatement("SELECT \"id\" FROM \(table) WHERE \(keyColumn) = ?")
+            // SQLite picks a new row's ID when none is given (one more than the table's largest), which
+            // saves the statement a lookup of the given ID. The allocator's ID is taken once the row is in,
+            // only for an insert, and the row moves to it when they differ (an object with a larger ID was
+            // deleted before: its ID is never used again). An entity whose IDs span several stores takes
+            // its ID first, as every creation does: its table alone does not know the next one.
+            let idFirst = ids.spansStores(description.name)
+            if !idFirst {
+                try ids.prepare(description.name, connection)
+                try statement.bind(.null, at: 1)
+            }
+            var result = ImportResult<E>()
+            var index = -1
+            try connection.noteRowChanges { notes in
+                for source in sources {
+                    index += 1
+                    try importing(E.self, index) {
+                        var object = E(newObject: NewObject())
+                        try configure(source, &object)
+                        statement.reset()
+                        var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
+                        object.encodeFields(to: &encoder)
+                        if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: description) { throw foreign }
+                        if let failure = encoder.failure {
+                            let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
+                            throw failure.with(entity: description.name, field: field)
+                        }
+                        var givenID: Int64?
+                        if idFirst {
+                            let id = try ids.allocate(description.name, connection)
+                            try statement.bind(.integer(id), at: 1)
+                            givenID = id
+                        }
+                        notes.pointee.clear()
+                        connection.clearLastInsertRowID()
+                        do {
+                            while try statement.step() {}
+                        } catch {
+                            throw describeConstraint(error, entity: description)
+                        }
+                        guard let (inserted, rowID) = try upsertOutcome(notes.pointee, of: description.name, key: { object[keyPath: key] }, findID) else {
+                            // The key existed and the policy kept it, or nothing differed.
+                            if let givenID { ids.giveBack(description.name, givenID) }
+                            result.skipped += 1
+                            return
+                        }
+                        if inserted {
+                            let id = try givenID ?? ids.allocate(description.name, connection)
+                            if rowID != id { try moveRow(table, from: rowID, to: id) }
+                            recordInsert(entity: description.name, id: id)
+                            result.insertedIDs.append(EntityID(rawValue: id, storeTag: connection.storeTag))
+                        } else {
+                            if let givenID { ids.giveBack(description.name, givenID) }
+                            recordUpdate(entity: description.name, id: rowID, fields: writtenFields)
+                            result.updated.append((EntityID(rawValue: rowID, storeTag: connection.storeTag), writtenFields))
+                        }
                     }
                 }
             }
+            return result
         }
-        return result
     }
 
     /// What an upsert did: inserted or updated the row with the row ID, or `nil` when it changed no row.

@@ -15,4 +15,9 @@ final class StatementKey: Sendable {
     /// `ReaderConnection.pin(_:)`).
     static let startSnapshot = StatementKey("SELECT count(*) FROM sqlite_schema")
     static let rollback = StatementKey("ROLLBACK")
+    /// The savepoint around one call that must leave all or nothing inside a transaction (see
+    /// `Transaction.atomically(_:)`); savepoints of the same name nest.
+    static let savepoint = StatementKey("SAVEPOINT strata_call")
+    static let releaseSavepoint = StatementKey("RELEASE strata_call")
+    static let rollbackToSavepoint = StatementKey("ROLLBACK TO strata_call")
 }
