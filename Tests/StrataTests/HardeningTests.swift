@@ -321,6 +321,21 @@ struct HardeningTests {
         _ = try await DataStack(coreSchema, configuration: configuration)
     }
 
+    @Test("a poll interval of zero or less is refused (it would keep a core busy); nil turns the poll off")
+    func nonPositivePollInterval() async throws {
+        for interval in [Duration.zero, .milliseconds(-5)] {
+            var configuration = DataStack.Configuration()
+            configuration.externalChangePollInterval = interval
+            let error = await #expect(throws: StrataError.self) {
+                _ = try await DataStack(coreSchema, configuration: configuration)
+            }
+            #expect(error?.code == .invalidArgument && error?.message.contains("externalChangePollInterval") == true)
+        }
+        var off = DataStack.Configuration()
+        off.externalChangePollInterval = nil
+        _ = try await DataStack(coreSchema, configuration: off)
+    }
+
     @Test("duplicate IDs in an ordered to-many are refused, on both kinds of storage")
     func orderedDuplicates() async throws {
         let (stack, _) = try await makeStack(schema: relationshipSchema)

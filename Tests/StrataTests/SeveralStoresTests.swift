@@ -197,6 +197,21 @@ struct SeveralStoresTests {
         }
         #expect(unknown?.code == .invalidArgument)
         #expect(unknown?.message.contains("\"Cache\"") == true)
+        // An empty name is no name: neither a schema's configuration nor a storage's may be "".
+        let emptyInSchema = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(
+                Schema("V1", StoreNote.self, StoreThumbnail.self).configuration("", StoreThumbnail.self),
+                storages: [InMemoryStore()])
+        }
+        #expect(emptyInSchema?.code == .invalidArgument && emptyInSchema?.message.contains("\"\"") == true)
+        let emptyStorage = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(severalStoresSchema, storages: [InMemoryStore(), InMemoryStore().configuration("")])
+        }
+        #expect(emptyStorage?.code == .invalidArgument && emptyStorage?.message.contains("nil") == true)
+        let directory = try TemporaryDirectory()
+        let single = try await DataStack(severalStoresSchema, storages: [SQLiteStore(path: directory.path("one.sqlite"))])
+        let emptyAdded = await #expect(throws: StrataError.self) { try await single.addStorage(InMemoryStore().configuration("")) }
+        #expect(emptyAdded?.code == .invalidArgument)
         let twice = await #expect(throws: StrataError.self) {
             _ = try await DataStack(severalStoresSchema, storages: [InMemoryStore(), InMemoryStore()])
         }

@@ -20,8 +20,14 @@ extension Schema {
     /// `nil`. Calling this again for the same name adds to that configuration. Relationships cannot
     /// cross stores: every configuration that holds an entity must hold the entities its relationships
     /// point to, which ``DataStack`` checks when it opens.
+    ///
+    /// An empty name is refused when a stack opens with the schema (``StrataError/Code/invalidArgument``).
     public func configuration(_ name: String?, _ entities: any Entity.Type...) -> Schema {
         var copy = self
+        if name == "" {
+            copy.namesEmptyConfiguration = true
+            return copy
+        }
         let key = name ?? ""
         let names = entities.map { $0.entityDescription.name }
         if let index = copy.declaredConfigurations.firstIndex(where: { $0.name == key }) {
@@ -98,6 +104,12 @@ extension Schema {
     /// Checks the configurations: names, entities that are part of the schema, and relationships that
     /// stay within every store their source lives in.
     func validateConfigurations() throws(StrataError) {
+        if namesEmptyConfiguration {
+            throw StrataError(
+                .invalidArgument,
+                "Schema \(version) places entities in the configuration \"\", which is not a name; use nil for the default "
+                    + "configuration, or a name of one character or more.")
+        }
         guard hasConfigurations else { return }
         for declared in declaredConfigurations {
             for name in declared.entities where entity(named: name) == nil {

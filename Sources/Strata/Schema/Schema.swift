@@ -19,6 +19,9 @@ public struct Schema: Sendable {
     /// The configurations declared with ``configuration(_:_:)``: named ones in declaration order, and
     /// the entities placed in each (by name; the default configuration is the key `""`).
     var declaredConfigurations: [(name: String, entities: [String])] = []
+    /// Whether ``configuration(_:_:)`` was given an empty name, which validation refuses (the default
+    /// configuration is `nil`).
+    var namesEmptyConfiguration = false
 
     /// Declares a schema version with its entities and, once it shipped, its ``VersionLock``.
     public init(_ version: String, _ entities: any Entity.Type..., versionLock: VersionLock? = nil) {

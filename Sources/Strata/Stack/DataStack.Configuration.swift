@@ -42,7 +42,8 @@ extension DataStack {
         /// How often the stack polls for commits made outside it (another process, or another
         /// `DataStack` on the same file), through SQLite's `PRAGMA data_version`, while some publisher is
         /// being iterated or some ``DataStack/changes()`` stream lives; `nil` turns noticing such
-        /// commits off. Default: every 250 ms.
+        /// commits off. Default: every 250 ms. A zero or negative interval is refused with
+        /// ``StrataError/Code/invalidArgument`` when the stack opens.
         ///
         /// A file store is also watched (inotify on Linux, dispatch sources on Apple platforms), which
         /// notices such a commit within milliseconds; the poll then only backs the watch up, 8 times

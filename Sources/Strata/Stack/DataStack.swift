@@ -121,6 +121,12 @@ public final class DataStack: Sendable {
                 .invalidArgument,
                 "busyTimeout must not be negative (it was \(configuration.busyTimeout)); use .zero to fail at once on a locked database.")
         }
+        if let interval = configuration.externalChangePollInterval, interval <= .zero {
+            throw StrataError(
+                .invalidArgument,
+                "externalChangePollInterval must be positive (it was \(interval)): a poll that never waits would keep a core "
+                    + "busy. Use nil to stop noticing other connections' commits.")
+        }
         let layout = try StoreLayout(schema: schema, locations: locations)
         let location = layout.main.location
         let timeout = configuration.busyTimeout.components

@@ -19,6 +19,8 @@ public struct InMemoryStore: Storage {
     /// The same store, holding the entities of the schema configuration `name` (see
     /// ``Schema/configuration(_:_:)``) in a stack of several stores; `nil` (the default) holds the
     /// default configuration's.
+    /// An empty name is refused when the stack opens (``StrataError/Code/invalidArgument``): the default
+    /// configuration is `nil`.
     public func configuration(_ name: String?) -> InMemoryStore {
         var store = self
         store.configurationName = name
@@ -26,6 +28,7 @@ public struct InMemoryStore: Storage {
     }
 
     public func location() throws(StrataError) -> StorageLocation {
+        try StorageLocation.checkConfigurationName(configurationName)
         let directory = Self.directory
         let name = "\(Self.filePrefix)\(Self.pidNamespace)-\(getpid())-\(UUID().uuidString).sqlite"
         let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path

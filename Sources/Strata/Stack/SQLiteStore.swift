@@ -61,6 +61,8 @@ public struct SQLiteStore: Storage {
     ///     SQLiteStore(path: "cache.sqlite").configuration("Cache"),
     /// ])
     /// ```
+    /// An empty name is refused when the stack opens (``StrataError/Code/invalidArgument``): the default
+    /// configuration is `nil`.
     public func configuration(_ name: String?) -> SQLiteStore {
         var store = self
         store.configurationName = name
@@ -80,6 +82,7 @@ public struct SQLiteStore: Storage {
     }
 
     public func location() throws(StrataError) -> StorageLocation {
+        try StorageLocation.checkConfigurationName(configurationName)
         switch place {
         case .path(let path):
             guard !path.isEmpty, !path.hasPrefix(":memory:") else {

@@ -23,4 +23,14 @@ public struct StorageLocation: Sendable {
         self.defaultSynchronous = defaultSynchronous
         self.recreatesOnSchemaMismatch = recreatesOnSchemaMismatch
     }
+
+    /// Refuses an empty configuration name: the default configuration is `nil`, and `""` would be
+    /// taken for it.
+    static func checkConfigurationName(_ name: String?) throws(StrataError) {
+        guard name == "" else { return }
+        throw StrataError(
+            .invalidArgument,
+            "A storage names the configuration \"\", which is not a name; leave the configuration out (nil) for the "
+                + "default configuration, or give it the name the schema declares.")
+    }
 }
