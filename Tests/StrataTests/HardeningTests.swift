@@ -209,6 +209,27 @@ struct HardeningTests {
         #expect(rows.first?["top"] == .text("Ada"))
     }
 
+    @Test("a term through a to-one relationship is keyed by its path, apart from the entity's own field; two terms may not share a key")
+    func relatedTermKeys() async throws {
+        let stack = try await DataStack(coreSchema)
+        try await stack.perform { tx in
+            let ada = try tx.create(Into<CoreOwner>()) { $0.name = "Ada" }
+            try tx.create(Into<CorePet>()) { $0.name = "Rex"; $0.owner = ada.id }
+        }
+        let terms: [SelectTerm<CorePet>] = [.attribute(\.name), .attribute(\.owner?.name), .count(\.owner?.name)]
+        #expect(terms.map(\.key) == ["name", "owner.name", "count(owner.name)"])
+        #expect(SelectTerm<CorePet>.attribute("owner.name").key == "owner.name")
+        let row = try await stack.queryAttributes(From<CorePet>().select(.attribute(\.name), .attribute(\.owner?.name))).first
+        #expect(row?["name"] == .text("Rex") && row?["owner.name"] == .text("Ada"))
+        for clash in [
+            From<CorePet>().select(.attribute(\.name), .maximum(\.name, as: "name")),
+            From<CorePet>().select(.count(\.id), .count(\.id)),
+        ] {
+            let error = await #expect(throws: StrataError.self) { _ = try await stack.queryAttributes(clash) }
+            #expect(error?.code == .invalidArgument && error?.message.contains("alias") == true)
+        }
+    }
+
     // MARK: Errors a user can act on
 
     @Test("a damaged file is reported as corrupt, naming the path, and is left as it is")

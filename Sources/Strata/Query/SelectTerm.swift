@@ -3,8 +3,10 @@
 /// ```swift
 /// From<Person>().select(.attribute(\.age), .count(\.id), .average(\.score, as: "meanScore")).groupBy(\.age)
 /// ```
-/// Each term has a key in the result rows: its alias when given, otherwise the property name for an
-/// attribute and `function(property)` for an aggregate (`count(id)`, `average(score)`).
+/// Each term has a key in the result rows: its alias when given, otherwise the property's path for an
+/// attribute and `function(path)` for an aggregate (`count(id)`, `average(score)`); a path through
+/// to-one relationships joins their names with dots (`owner.name`, `count(owner.name)`). Two terms of
+/// one query may not share a key: give one an alias.
 public struct SelectTerm<E: Entity>: Sendable {
     /// What the term computes.
     public enum Function: String, Sendable {
@@ -49,7 +51,7 @@ public struct SelectTerm<E: Entity>: Sendable {
     /// The key of the term's value in result rows.
     public var key: String {
         if let alias { return alias }
-        let property = (try? column.get())?.property ?? "?"
+        let property = (try? column.get())?.path ?? "?"
         return function == .attribute ? property : "\(function.rawValue)(\(property))"
     }
 

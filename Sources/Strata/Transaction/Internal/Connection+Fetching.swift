@@ -169,6 +169,14 @@ extension Connection {
         defer { statement.reset() }
         try statement.bind(sql.bindings)
         let keys = query.terms.map(\.key)
+        var seen: Set<String> = []
+        for key in keys where !seen.insert(key).inserted {
+            throw StrataError(
+                .invalidArgument,
+                "Two select terms have the key \"\(key)\", so a row could hold only one of their values; give one "
+                    + "an alias (as: \"...\").",
+                entity: E.entityDescription.name)
+        }
         var rows: [QueryRow] = []
         while try statement.step() {
             var values: [String: DatabaseValue] = [:]
