@@ -448,6 +448,33 @@ struct ImportTests {
         #expect(try await stack.fetchAll(From<Rate>().orderBy(.ascending(\.code))).map(\.code) == ["ups0", "ups1"])
     }
 
+    @Test("keys that differ only in Unicode normalization are two keys, as SQLite's unique index has them, in one call as in two")
+    func canonicallyEquivalentKeys() async throws {
+        let precomposed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(precomposed == decomposed, "Swift's String equality takes them as equal")
+        let stack = try await DataStack(importSchema)
+        let result = try await stack.perform { tx in
+            try tx.importUniqueObjects(Into<ImportedAuthor>(), from: [AuthorSource(key: precomposed, name: "one"), AuthorSource(key: decomposed, name: "two")])
+        }
+        #expect(result.insertedIDs.count == 2 && result.superseded == 0)
+        let ids = try await stack.perform { tx in try tx.uniqueIDs(ImportedAuthor.self, \.key, for: [decomposed]) }
+        #expect(ids.count == 1 && ids.values.first == result.insertedIDs[1])
+        let upserted = try await stack.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: [precomposed, decomposed], uniqueBy: \.code) { code, rate in rate.code = code }
+        }
+        #expect(upserted.insertedIDs.count == 2)
+        // An edit that changes only the normalization is written.
+        let edited = try await stack.perform { tx in
+            let rate = try tx.edit(upserted.insertedIDs[0]) { $0.note = precomposed }
+            _ = try tx.edit(rate) { $0.note = decomposed }
+            return rate.id
+        }
+        let note = try await stack.fetchExisting(edited)?.note
+        #expect(note.map { Array($0.utf8) } == Array(decomposed.utf8))
+        #expect(DatabaseValue.text(precomposed) != .text(decomposed))
+        #expect(Set([DatabaseValue.text(precomposed), .text(decomposed), .text(precomposed)]).count == 2)
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -3,6 +3,10 @@ public import Foundation
 /// One value as SQLite stores it: one of its five storage classes.
 ///
 /// Every value Strata writes reaches SQLite as a bound parameter of this type, never as SQL text.
+///
+/// Two values are equal as SQLite's default (`BINARY`) comparison finds them: texts when their UTF-8
+/// bytes are the same. Swift's `String` equality also takes canonically equivalent texts as equal
+/// (`"caf\u{E9}"` and `"cafe\u{301}"`), which SQLite stores, indexes and keeps unique as two values.
 public enum DatabaseValue: Sendable, Hashable {
     /// SQL `NULL`.
     case null
@@ -29,6 +33,48 @@ public enum DatabaseValue: Sendable, Hashable {
         case .real: .real
         case .text: .text
         case .blob: .blob
+        }
+    }
+}
+
+extension DatabaseValue {
+    public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.integer(let a), .integer(let b)): a == b
+        case (.real(let a), .real(let b)): a == b
+        case (.text(let a), .text(let b)): sameBytes(a, b)
+        case (.blob(let a), .blob(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .integer(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3 as UInt8)
+            var text = value
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let value):
+            hasher.combine(4 as UInt8)
+            hasher.combine(value)
+        }
+    }
+
+    /// Whether two texts have the same UTF-8 bytes.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
         }
     }
 }
