@@ -230,6 +230,18 @@ struct HardeningTests {
         }
     }
 
+    @Test("an integer sum past Int64's range throws an error that says so and what to do")
+    func sumOverflow() async throws {
+        let (stack, _) = try await makeStack()
+        try await stack.perform { tx in
+            for _ in 0..<2 { try tx.create(Into<Person>()) { $0.age = Int.max } }
+        }
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await stack.queryValue(From<Person>().select(Int.self, .sum(\.age)))
+        }
+        #expect(error?.message.contains("Int64") == true && error?.message.contains("Double") == true)
+    }
+
     // MARK: Errors a user can act on
 
     @Test("a damaged file is reported as corrupt, naming the path, and is left as it is")

@@ -119,6 +119,17 @@ struct StoreTests {
         #expect(throws: StrataError.self) { try SQLiteStore(fileName: "").location() }
     }
 
+    @Test("a statement that cannot open a file of an open database (its -wal or -shm) names the path and what to do")
+    func cannotOpenDuringStatement() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let connection = try Connection(path: path, options: Connection.Options())
+        // What SQLite reports when a read-only directory keeps it from creating the -shm file.
+        let error = connection.error(rc: 14 /* SQLITE_CANTOPEN */, sql: "SELECT count(*) FROM sqlite_schema", message: "unable to open database file")
+        #expect(error.code == .cannotOpen)
+        #expect(error.message.contains(path) && error.message.contains("-shm") && error.message.contains("writable"))
+    }
+
     @Test("a missing directory is a cannotOpen error that names the path")
     func missingDirectory() async throws {
         let directory = try TemporaryDirectory()

@@ -91,7 +91,9 @@ public struct SelectTerm<E: Entity>: Sendable {
         make(.minimum, keyPath, alias)
     }
 
-    /// The sum of the field; `nil` when there are no rows.
+    /// The sum of the field; `nil` when there are no rows, or when the sum is not a number (SQLite
+    /// stores NaN as `NULL`: infinity plus minus infinity). A sum of integers past `Int64`'s range
+    /// throws (``StrataError/Code/sqlite``, "integer overflow").
     public static func sum<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
         make(.sum, keyPath, alias)
     }

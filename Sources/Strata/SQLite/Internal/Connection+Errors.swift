@@ -26,6 +26,11 @@ extension Connection {
             what = "The statement was interrupted because its task was cancelled."
         case SQLITE_CANTOPEN:
             code = .cannotOpen
+            // Opened, but a statement needed a file it could not open: in WAL mode, the -wal and -shm
+            // files beside the database, which even a read creates when they are missing.
+            what = "Cannot open a file of the database at \(path) (\(text)): a WAL database needs its -wal and -shm "
+                + "files beside it, which SQLite creates even to read. Make the directory writable, or copy the store to "
+                + "a writable one."
         case SQLITE_CORRUPT:
             code = .corrupt
             what = "The database at \(path) is damaged (\(text)). Strata leaves the file as it is: restore a "
@@ -36,6 +41,10 @@ extension Connection {
         case SQLITE_IOERR:
             code = .ioError
             what = "The operating system failed a read, write or sync of \(path) (\(text), extended code \(extended))."
+        case SQLITE_ERROR where text == "integer overflow":
+            code = .sqlite
+            what = "A sum of integers went past Int64's range (integer overflow). Sum a Double field instead, or add the "
+                + "values up in Swift from a fetch."
         case SQLITE_ERROR where expectedSchemaVersion != nil:
             // "no such table", "no such column", "table … has no column named …": the store may have moved on.
             if let expected = expectedSchemaVersion, let stored = storedSchemaVersion(), stored != expected {
