@@ -155,6 +155,26 @@ struct StoreTests {
         #expect(try await reopened.fetchCount(From<Person>()) == 0)
     }
 
+    @Test("a schemaMismatch for an edited version names what differs; one for another version allows that the store may be newer")
+    func schemaMismatchMessages() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("gadgets.sqlite")
+        await (try DataStack(Schema("V1", GadgetV1.Gadget.self), storage: SQLiteStore(path: path))).close()
+        let edited = await expectStrataError(.schemaMismatch) {
+            _ = try await DataStack(Schema("V1", GadgetEdited.Gadget.self), storage: SQLiteStore(path: path))
+        }
+        #expect(edited?.message.contains("Gadget's table lacks weight") == true)
+        #expect(edited?.message.contains("Gadget's table has size, which the schema lacks") == true)
+        let retyped = await expectStrataError(.schemaMismatch) {
+            _ = try await DataStack(Schema("V1", GadgetRetyped.Gadget.self), storage: SQLiteStore(path: path))
+        }
+        #expect(retyped?.message.contains("type, optionality") == true)
+        let other = await expectStrataError(.schemaMismatch) {
+            _ = try await DataStack(Schema("V0", GadgetV1.Gadget.self), storage: SQLiteStore(path: path))
+        }
+        #expect(other?.message.contains("newer version of the app") == true)
+    }
+
     @Test("a database with tables Strata did not make is refused and left untouched")
     func foreignDatabase() async throws {
         let directory = try TemporaryDirectory()
@@ -243,5 +263,26 @@ extension Transaction {
             if case .text(let text) = statement.value(at: 0) { result.append(text) }
         }
         return result
+    }
+}
+
+enum GadgetV1 {
+    @Entity(name: "Gadget") struct Gadget {
+        var name: String = ""
+        var size: Int = 0
+    }
+}
+
+enum GadgetEdited {
+    @Entity(name: "Gadget") struct Gadget {
+        var name: String = ""
+        var weight: Double = 0
+    }
+}
+
+enum GadgetRetyped {
+    @Entity(name: "Gadget") struct Gadget {
+        var name: String = ""
+        var size: Int? = nil
     }
 }

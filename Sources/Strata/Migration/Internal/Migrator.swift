@@ -47,9 +47,9 @@ struct Migrator {
         {
             throw StrataError(
                 .schemaMismatch,
-                "Schema \(state.version) changed since the store at \(connection.path) was made with it (its entities, "
-                    + "fields or options differ). A version that shipped must stay as it was: undo the edit, and declare "
-                    + "changes as a new version. The file was not changed.")
+                "Schema \(state.version) changed since the store at \(connection.path) was made with it: "
+                    + "\(SchemaSetup.differences(connection, schema: schema)). A version that shipped must stay as it "
+                    + "was: undo the edit, and declare changes as a new version. The file was not changed.")
         }
         var plans: [MigrationPlan] = []
         for edge in path {

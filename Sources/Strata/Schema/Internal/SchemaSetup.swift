@@ -83,8 +83,9 @@ enum SchemaSetup {
             throw StrataError(
                 .schemaMismatch,
                 "The store at \(connection.path) is at schema version \(version), but the stack declares version "
-                    + "\(schema.version). To migrate it, open it with a SchemaHistory that declares version \(version) "
-                    + "and its chain to \(schema.version); for a cache, SQLiteStore(...).recreatingOnSchemaMismatch() "
+                    + "\(schema.version). If \(version) is an earlier version of this app, open the store with a "
+                    + "SchemaHistory that declares \(version) and its chain to \(schema.version); if a newer version of "
+                    + "the app made it, this one cannot open it. For a cache, SQLiteStore(...).recreatingOnSchemaMismatch() "
                     + "makes it anew. The file was not changed.")
         }
         if metadata["schema_hash"] == schema.legacyVersionHash, schema.legacyVersionHash != schema.versionHash {
@@ -96,8 +97,49 @@ enum SchemaSetup {
         guard metadata["schema_hash"] == schema.versionHash else {
             throw StrataError(
                 .schemaMismatch,
-                "Schema \(schema.version) changed since the store at \(connection.path) was made with it (its entities, "
-                    + "fields or options differ). Declare the change as a new schema version instead of editing \(schema.version).")
+                "Schema \(schema.version) changed since the store at \(connection.path) was made with it: "
+                    + "\(differences(connection, schema: schema)). Declare the change as a new schema version instead of "
+                    + "editing \(schema.version).")
         }
+    }
+
+    /// What differs between the store's tables and `schema`, for a message: entities without a table,
+    /// columns one side lacks, tables of entities the schema lacks; when the columns all match, that
+    /// a field's type or an option differs.
+    static func differences(_ connection: Connection, schema: Schema) -> String {
+        guard let graph = try? SchemaGraph(schema: schema), let tables = try? userTables(connection) else {
+            return "its entities, fields or options differ"
+        }
+        let sql = SchemaSQL()
+        var found: [String] = []
+        for entity in schema.entities {
+            guard tables.contains(entity.name) else {
+                found.append("the store has no table for \(entity.name)")
+                continue
+            }
+            let expected = ["id"] + sql.columnDefinitions(entity, graph: graph).map(\.column)
+            let stored = columns(connection, table: entity.name)
+            let missing = expected.filter { !stored.contains($0) }
+            let extra = stored.filter { !expected.contains($0) }
+            if !missing.isEmpty { found.append("\(entity.name)'s table lacks \(missing.joined(separator: ", "))") }
+            if !extra.isEmpty { found.append("\(entity.name)'s table has \(extra.joined(separator: ", ")), which the schema lacks") }
+        }
+        let known = Set(schema.entities.map(\.name) + graph.joinTables.map(\.name))
+        let others = tables.filter { !known.contains($0) && !$0.hasPrefix("strata_") }.sorted()
+        if !others.isEmpty { found.append("the store has tables the schema lacks (\(others.joined(separator: ", ")))") }
+        guard found.isEmpty else { return found.joined(separator: "; ") }
+        return "the tables have the columns the schema declares, so a field's type, optionality, uniqueness, index, "
+            + "default or relationship differs"
+    }
+
+    /// The column names of a table, in order.
+    private static func columns(_ connection: Connection, table: String) -> [String] {
+        guard let statement = try? connection.makeStatement("SELECT name FROM pragma_table_info(?)") else { return [] }
+        try? statement.bind(.text(table), at: 1)
+        var names: [String] = []
+        while (try? statement.step()) == true {
+            if case .text(let name) = statement.value(at: 0) { names.append(name) }
+        }
+        return names
     }
 }
