@@ -124,11 +124,18 @@ struct PredicatePropertyTests {
                 }
             }
         }
-        #expect(TextFunction.matches(Array("abc"), pattern: Array("a*")))
-        #expect(TextFunction.matches(Array("abc"), pattern: Array("?b?")))
-        #expect(!TextFunction.matches(Array("abc"), pattern: Array("?c*")))
-        #expect(TextFunction.matches(Array("a*c"), pattern: Array("a\\*c")))
-        #expect(!TextFunction.matches(Array("abc"), pattern: Array("a\\*c")))
-        #expect(TextFunction.matches(Array(""), pattern: Array("*")))
+        func like(_ text: String, _ pattern: String) -> Bool { TextFunction.matches(text.map(String.init), pattern: pattern.map(String.init)) }
+        #expect(like("abc", "a*"))
+        #expect(like("abc", "?b?"))
+        #expect(!like("abc", "?c*"))
+        #expect(like("a*c", "a\\*c"))
+        #expect(!like("abc", "a\\*c"))
+        #expect(like("", "*"))
+        // `?` is one character of the text even when case folding makes it several.
+        let folded = SQLExpression.TextOptions.caseInsensitive
+        #expect(TextFunction.evaluate("like", "Stra\u{DF}e", "stra?e", folded))
+        #expect(!TextFunction.evaluate("like", "Stra\u{DF}e", "stra??e", folded))
+        #expect(TextFunction.evaluate("like", "\u{FB01}sh", "?SH", folded))
+        #expect(TextFunction.evaluate("like", "STRA\u{DF}E", "stra\u{DF}*", folded))
     }
 }

@@ -36,6 +36,11 @@ enum TextFunction {
 
     /// The test in Swift; also usable in memory.
     static func evaluate(_ test: String, _ left: String, _ right: String, _ options: TextOptions) -> Bool {
+        if TextTest(rawValue: test) == .like {
+            // Each character folded on its own, so that `?` still stands for one character of the text
+            // when folding makes it several (`ß` → `ss`, `ﬁ` → `fi`).
+            return matches(left.map { fold(String($0), options) }, pattern: right.map { fold(String($0), options) })
+        }
         let left = fold(left, options)
         let right = fold(right, options)
         switch TextTest(rawValue: test) {
@@ -43,7 +48,7 @@ enum TextFunction {
         case .beginsWith: return left.hasPrefix(right)
         case .endsWith: return left.hasSuffix(right)
         case .equals: return left == right
-        case .like: return matches(Array(left), pattern: Array(right))
+        case .like: return false  // above
         case nil: return false
         }
     }
@@ -55,8 +60,9 @@ enum TextFunction {
         return folding.isEmpty ? text : text.folding(options: folding, locale: nil)
     }
 
-    /// NSPredicate `LIKE`: `*` matches any run of characters, `?` exactly one; `\` escapes.
-    static func matches(_ text: [Character], pattern: [Character]) -> Bool {
+    /// NSPredicate `LIKE`: `*` matches any run of characters, `?` exactly one; `\` escapes. Each element
+    /// is one character of the text or pattern (as folded, which may make it several).
+    static func matches(_ text: [String], pattern: [String]) -> Bool {
         var textIndex = 0
         var patternIndex = 0
         var starPattern = -1
