@@ -62,6 +62,18 @@ struct HardeningTests {
         #expect(try await count(Where("name LIKE %@", "*xyz")) == 1)
     }
 
+    @Test("a store path that SQLite would read as a URI is refused; a file whose name begins with file: opens by a full path")
+    func uriPath() async throws {
+        let directory = try TemporaryDirectory()
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await DataStack(coreSchema, storage: SQLiteStore(path: "file:\(directory.path("notes.sqlite"))?mode=memory"))
+        }
+        #expect(error?.code == .invalidArgument && error?.message.contains("URI") == true)
+        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: directory.path("file:notes.sqlite")))
+        await stack.close()
+        #expect(FileManager.default.fileExists(atPath: directory.path("file:notes.sqlite")))
+    }
+
     @Test("a store path with a NUL character is refused, not cut short")
     func pathWithNUL() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-nul-\(UUID())")

@@ -19,7 +19,8 @@ public struct SQLiteStore: Storage {
     private var recreates = false
     private var configurationName: String?
 
-    /// A store at this path. The directory must exist.
+    /// A store at this path. The directory must exist. A path is a file's, never an SQLite URI: one that
+    /// begins with `file:` is refused (``StrataError/Code/invalidArgument``).
     public init(path: String) {
         place = .path(path)
     }
@@ -89,6 +90,13 @@ public struct SQLiteStore: Storage {
                 throw StrataError(
                     .invalidArgument,
                     "SQLiteStore needs a file path; use InMemoryStore for a database that lives in memory.")
+            }
+            // SQLite would read "file:…" as a URI, whose query string (`?mode=memory`) changes what opens.
+            guard !path.hasPrefix("file:") else {
+                throw StrataError(
+                    .invalidArgument,
+                    "SQLiteStore takes a file path, not an SQLite URI ('\(path)'): pass the path alone, or \"./\" before a "
+                        + "file whose name begins with \"file:\". Use InMemoryStore for a database in memory.")
             }
             // SQLite reads a path up to its first NUL: "dir/abc\0def.sqlite" would open "dir/abc".
             guard !path.utf8.contains(0) else {
