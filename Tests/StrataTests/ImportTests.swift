@@ -475,6 +475,24 @@ struct ImportTests {
         #expect(Set([DatabaseValue.text(precomposed), .text(decomposed), .text(precomposed)]).count == 2)
     }
 
+    @Test("an import nested in another's import code fails with the outer source's index, the inner error inside")
+    func nestedImportError() async throws {
+        let stack = try await DataStack(importSchema)
+        let error = await #expect(throws: ImportError.self) {
+            try await stack.perform { tx in
+                try tx.insertAll(Into<Rate>(), from: ["a", "b", "c"]) { code, rate in
+                    rate.code = code
+                    if code == "c" { try tx.importObjects(Into<ImportedNote>(), from: [NoteSource(text: "ok"), NoteSource(text: "boom")]) }
+                }
+            }
+        }
+        #expect(error?.sourceIndex == 2 && error?.entity == "Rate")
+        let inner = error?.underlying as? ImportError
+        #expect(inner?.sourceIndex == 1 && inner?.entity == "ImportedNote" && inner?.underlying as? ImportFailure == ImportFailure(reason: "boom"))
+        #expect(try await stack.fetchCount(From<Rate>()) == 0)
+        #expect(try await stack.fetchCount(From<ImportedNote>()) == 0)
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -222,12 +222,12 @@ extension Transaction {
         }
     }
 
-    /// Runs the work of source `index`, wrapping what it throws in an ``ImportError``.
+    /// Runs the work of source `index`, wrapping what it throws in an ``ImportError``; an import nested in
+    /// the work (an entity's import code importing others) fails with its own `ImportError` inside this
+    /// one, so the error names the caller's source first.
     func importing<E: Entity, T>(_ type: E.Type, _ index: Int, _ work: () throws -> T) throws -> T {
         do {
             return try work()
-        } catch let error as ImportError {
-            throw error
         } catch {
             throw ImportError(sourceIndex: index, entity: E.entityDescription.name, underlying: error)
         }
