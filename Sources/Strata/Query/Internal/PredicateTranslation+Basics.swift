@@ -55,7 +55,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
                 throw translator.failure(
                     "key path \(PredicateKeyPathName.describe(keyPath)) on a field's value",
                     "only stored fields and the ID are columns; of a text field's properties, only `isEmpty` "
-                        + "translates (`count` counts Characters, which SQL cannot).")
+                        + "translates (`count` counts Characters, which SQL cannot). For an enum's `rawValue`, compare "
+                        + "the field with a case captured in a local (`let sad = Mood.sad` … `$0.mood == sad`).")
             }
             return .condition(try translator.distribute(term) { (text) throws(StrataError) -> SQLExpression in
                 .compare(try translator.sqlValue(text), .equal, .value(.text("")))
