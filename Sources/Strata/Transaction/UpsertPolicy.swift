@@ -86,42 +86,9 @@ extension Transaction {
         if let target = try routed(into) {
             return try inStore(target) { try upsertAll(into, from: sources, uniqueBy: key, policy: policy, configure) }
         }
+        guard let plan = try upsertPlan(E.self, key: key, policy: policy) else { return ImportResult() }
+        let description = plan.description
         return try atomically {
-            let entity = try store.entity(E.self)
-            let description = entity.description
-            try requireUniqueField(key, entity)
-            guard case .field(let keyIndex) = E.member(for: key) else { return ImportResult() }
-            if case .invalid(let reason) = policy.kind {
-                throw StrataError(.invalidArgument, "The upsert policy names \(reason).", entity: description.name)
-            }
-            guard entity.toOnes.isEmpty, description.toMany.isEmpty, description.derived.isEmpty else {
-                throw StrataError(
-                    .invalidArgument,
-                    "upsertAll writes rows directly and takes entities without relationships or derived fields of their own; "
-                        + "\(description.name) has some. Import it with importUniqueObjects, which follows them.",
-                    entity: description.name)
-            }
-            let written: [Int] =
-                switch policy.kind {
-                case .all: description.fields.indices.filter { $0 != keyIndex }
-                case .fields(let indices): indices.filter { $0 != keyIndex }
-                case .keep, .invalid: []
-                }
-            let writtenFields = Set(written.map { description.fields[$0].property })
-            let statement = try connection.cachedStatement(upsertSQL(description, key: keyIndex, written: written))
-            let table = store.builder.qualified(description.name)
-            let keyColumn = SQLiteDialect().quote(description.fields[keyIndex].column)
-            let findID = try connection.cachedStatement("SELECT \"id\" FROM \(table) WHERE \(keyColumn) = ?")
-            // SQLite picks a new row's ID when none is given (one more than the table's largest), which
-            // saves the statement a lookup of the given ID. The allocator's ID is taken once the row is in,
-            // only for an insert, and the row moves to it when they differ (an object with a larger ID was
-            // deleted before: its ID is never used again). An entity whose IDs span several stores takes
-            // its ID first, as every creation does: its table alone does not know the next one.
-            let idFirst = ids.spansStores(description.name)
-            if !idFirst {
-                try ids.prepare(description.name, connection)
-                try statement.bind(.null, at: 1)
-            }
             var result = ImportResult<E>()
             var index = -1
             try connection.noteRowChanges { notes in
@@ -130,8 +97,8 @@ extension Transaction {
                     try importing(E.self, index) {
                         var object = E(newObject: NewObject())
                         try configure(source, &object)
-                        statement.reset()
-                        var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
+                        plan.statement.reset()
+                        var encoder = FieldEncoder(mode: .bind(plan.statement, firstIndex: 2))
                         object.encodeFields(to: &encoder)
                         if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: description) { throw foreign }
                         if let failure = encoder.failure {
@@ -139,19 +106,19 @@ extension Transaction {
                             throw failure.with(entity: description.name, field: field)
                         }
                         var givenID: Int64?
-                        if idFirst {
+                        if plan.idFirst {
                             let id = try ids.allocate(description.name, connection)
-                            try statement.bind(.integer(id), at: 1)
+                            try plan.statement.bind(.integer(id), at: 1)
                             givenID = id
                         }
                         notes.pointee.clear()
                         connection.clearLastInsertRowID()
                         do {
-                            while try statement.step() {}
+                            while try plan.statement.step() {}
                         } catch {
                             throw describeConstraint(error, entity: description)
                         }
-                        guard let (inserted, rowID) = try upsertOutcome(notes.pointee, of: description.name, key: { object[keyPath: key] }, findID) else {
+                        guard let (inserted, rowID) = try upsertOutcome(notes.pointee, plan, key: { object[keyPath: key] }) else {
                             // The key existed and the policy kept it, or nothing differed.
                             if let givenID { ids.giveBack(description.name, givenID) }
                             result.skipped += 1
@@ -159,13 +126,13 @@ extension Transaction {
                         }
                         if inserted {
                             let id = try givenID ?? ids.allocate(description.name, connection)
-                            if rowID != id { try moveRow(table, from: rowID, to: id) }
+                            if rowID != id { try moveRow(plan.table, from: rowID, to: id) }
                             recordInsert(entity: description.name, id: id)
                             result.insertedIDs.append(EntityID(rawValue: id, storeTag: connection.storeTag))
                         } else {
                             if let givenID { ids.giveBack(description.name, givenID) }
-                            recordUpdate(entity: description.name, id: rowID, fields: writtenFields)
-                            result.updated.append((EntityID(rawValue: rowID, storeTag: connection.storeTag), writtenFields))
+                            recordUpdate(entity: description.name, id: rowID, fields: plan.writtenFields)
+                            result.updated.append((EntityID(rawValue: rowID, storeTag: connection.storeTag), plan.writtenFields))
                         }
                     }
                 }
@@ -174,13 +141,73 @@ extension Transaction {
         }
     }
 
+    /// What an `upsertAll` call prepares once for all its sources.
+    private struct UpsertPlan {
+        let description: EntityDescription
+        /// The property names of the fields an update writes.
+        let writtenFields: Set<String>
+        /// The upsert; its parameter 1 is the ID, the fields follow.
+        let statement: Statement
+        /// Finds a row's ID by its key (see ``upsertOutcome(_:_:key:)``).
+        let findID: Statement
+        /// The table, qualified.
+        let table: String
+        /// Whether each source takes its ID before the upsert, rather than the inserted row after it.
+        let idFirst: Bool
+    }
+
+    /// Checks `upsertAll`'s arguments and prepares its statements; `nil` when `key` names no field.
+    private func upsertPlan<E: Entity, Key>(
+        _ type: E.Type, key: KeyPath<E, Key>, policy: UpsertPolicy<E>
+    ) throws(StrataError) -> UpsertPlan? {
+        let entity = try store.entity(E.self)
+        let description = entity.description
+        try requireUniqueField(key, entity)
+        guard case .field(let keyIndex) = E.member(for: key) else { return nil }
+        if case .invalid(let reason) = policy.kind {
+            throw StrataError(.invalidArgument, "The upsert policy names \(reason).", entity: description.name)
+        }
+        guard entity.toOnes.isEmpty, description.toMany.isEmpty, description.derived.isEmpty else {
+            throw StrataError(
+                .invalidArgument,
+                "upsertAll writes rows directly and takes entities without relationships or derived fields of their own; "
+                    + "\(description.name) has some. Import it with importUniqueObjects, which follows them.",
+                entity: description.name)
+        }
+        let written: [Int] =
+            switch policy.kind {
+            case .all: description.fields.indices.filter { $0 != keyIndex }
+            case .fields(let indices): indices.filter { $0 != keyIndex }
+            case .keep, .invalid: []
+            }
+        let statement = try connection.cachedStatement(upsertSQL(description, key: keyIndex, written: written))
+        let table = store.builder.qualified(description.name)
+        let keyColumn = SQLiteDialect().quote(description.fields[keyIndex].column)
+        // SQLite picks a new row's ID when none is given (one more than the table's largest), which
+        // saves the statement a lookup of the given ID. The allocator's ID is taken once the row is in,
+        // only for an insert, and the row moves to it when they differ (an object with a larger ID was
+        // deleted before: its ID is never used again). An entity whose IDs span several stores takes
+        // its ID first, as every creation does: its table alone does not know the next one.
+        let idFirst = ids.spansStores(description.name)
+        if !idFirst {
+            try ids.prepare(description.name, connection)
+            try statement.bind(.null, at: 1)
+        }
+        return UpsertPlan(
+            description: description, writtenFields: Set(written.map { description.fields[$0].property }),
+            statement: statement,
+            findID: try connection.cachedStatement("SELECT \"id\" FROM \(table) WHERE \(keyColumn) = ?"),
+            table: table, idFirst: idFirst)
+    }
+
     /// What an upsert did: inserted or updated the row with the row ID, or `nil` when it changed no row.
     /// The update hook saw that one row, or none; more than one (a trigger of another program's changed
     /// other rows too) leaves the outcome to SQLite's counts (which ignore triggers), and an updated
     /// row to be found by its key.
     private func upsertOutcome<Key: DatabaseValueConvertible>(
-        _ changes: RowChanges, of entity: String, key: () -> Key, _ findID: Statement
+        _ changes: RowChanges, _ plan: UpsertPlan, key: () -> Key
     ) throws(StrataError) -> (inserted: Bool, rowID: Int64)? {
+        let findID = plan.findID
         switch changes.count {
         case 0: return nil
         case 1: return (changes.inserted, changes.rowID)
@@ -194,7 +221,7 @@ extension Transaction {
             guard try findID.step(), case .integer(let id) = findID.value(at: 0) else {
                 throw StrataError(
                     .notFound, "The row an upsert updated is gone: a trigger on its table deleted it. Drop that trigger.",
-                    entity: entity)
+                    entity: plan.description.name)
             }
             return (false, id)
         }
