@@ -441,6 +441,88 @@ struct HardeningTests {
         #expect(executors.allSatisfy { !$0.hasThread })
     }
 
+    @Test("a stack released while its publishers are iterated closes itself: the iterations end, its connections close and its threads and file watch stop")
+    func releasedStackWithPublishers() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("released.sqlite")
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        let iterations: [Task<Int, any Error>]
+        let parts: (executors: [ThreadExecutor], observation: ObservationCenter)
+        weak var released: DataStack?
+        do {
+            let stack = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+            let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+            // The tasks hold the publishers, not the stack.
+            let lists = stack.listPublisher(From<Person>())
+            let counts = stack.countPublisher(From<Person>())
+            let objects = stack.objectPublisher(person)
+            iterations = [
+                Task { var count = 0; for try await _ in lists { count += 1; signal.yield() }; return ended(count) },
+                Task { var count = 0; for try await _ in counts { count += 1; signal.yield() }; return ended(count) },
+                Task { var count = 0; for try await _ in objects { count += 1; signal.yield() }; return ended(count) },
+            ]
+            var starts = started.makeAsyncIterator()
+            for _ in iterations { await starts.next() }
+            #expect(stack.observation.monitor != nil)
+            parts = ([stack.writer.executor] + stack.readers.executors, stack.observation)
+            released = stack
+        }
+        // Each iteration ends after its first value, as after close().
+        for iteration in iterations { try #require(try await valueWithinTimeLimit(iteration) == 1) }
+        #expect(released == nil)
+        await expectClosed(parts.executors, path: path)
+        #expect(parts.observation.monitor == nil && parts.observation.activeCount == 0)
+    }
+
+    @Test("a stack released while its history updates are iterated closes itself: the iteration ends, and the store is free")
+    func releasedStackWithHistoryUpdates() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("released.sqlite")
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        let iteration: Task<Int, any Error>
+        let parts: (executors: [ThreadExecutor], observation: ObservationCenter)
+        weak var released: DataStack?
+        do {
+            let (stack, _) = try await makeHistoryStack(path: path)
+            try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Ada" } }
+            // The task holds the sequence, which must not keep the stack open.
+            let updates = stack.historyUpdates()
+            iteration = Task { var count = 0; for try await _ in updates { count += 1; signal.yield() }; return ended(count) }
+            var starts = started.makeAsyncIterator()
+            await starts.next()
+            parts = ([stack.writer.executor] + stack.readers.executors, stack.observation)
+            released = stack
+        }
+        try #require(try await valueWithinTimeLimit(iteration) == 1)
+        #expect(released == nil)
+        await expectClosed(parts.executors, path: path)
+        #expect(parts.observation.monitor == nil && parts.observation.activeCount == 0)
+    }
+
+    /// The count of an iteration that ended; -1 for one that was cancelled instead.
+    private func ended(_ count: Int) -> Int {
+        Task.isCancelled ? -1 : count
+    }
+
+    /// The task's value. Cancelling the waiting test (its time limit does) cancels the task, so that an
+    /// iteration that never ends fails the test instead of stalling the run.
+    private func valueWithinTimeLimit<T: Sendable>(_ task: Task<T, any Error>) async throws -> T {
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+
+    /// Waits until the threads of a released stack end (its close closes their connections first) and,
+    /// where the process's descriptors can be listed, checks that none of the store's files is open.
+    private func expectClosed(_ executors: [ThreadExecutor], path: String) async {
+        #expect(executors.count >= 2)
+        for executor in executors { await executor.stopped() }
+        #if os(Linux)
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        let open = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.hasPrefix(path) }
+        #expect(open.isEmpty, "still open: \(open)")
+        #endif
+    }
+
     @Test("in-memory store files of dead processes are removed; those of live processes and other namespaces stay")
     func orphanedInMemoryFiles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-orphans-\(UUID())")

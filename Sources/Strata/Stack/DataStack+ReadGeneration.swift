@@ -66,13 +66,4 @@ extension DataStack {
         await generation.release()
         return try result.get()
     }
-
-    /// Ends the generations still held when the stack closes: their connections are closed, and their
-    /// later uses throw ``StrataError/Code/stackClosed``.
-    func closeReadGenerations() async {
-        await generationReaders.close()
-        for held in generations.close() {
-            await held.reader.unpin(held.token, returningTo: generationReaders)
-        }
-    }
 }

@@ -287,18 +287,58 @@ public final class DataStack: Sendable {
     /// and, for an ``InMemoryStore``, removes its files. Afterwards every call throws ``StrataError/Code/stackClosed`` (a held generation's too),
     /// even while the `DataStack` value is still referenced.
     ///
-    /// Closing is optional: a stack that is released closes itself. Close explicitly when the file
-    /// must be free at a known point (before moving or deleting it, or at server shutdown).
+    /// Closing is optional: a stack that is released closes itself, in the same way, soon after (its
+    /// publishers' and streams' iterations then end too: they hold the stack's parts, not the stack).
+    /// Close explicitly when the file must be free at a known point (before moving or deleting it, or
+    /// at server shutdown).
     public func close() async {
-        _ = addingStore.close(Connection.closedError)
-        await observation.close()
-        await writer.close()
-        await writer.executor.stopped()
-        await readers.close()
-        await cursors.close()
-        await closeReadGenerations()
-        feed.finish()
-        files.removeIfTemporary()
+        await parts.close()
+    }
+
+    /// Closes the released stack as ``close()`` does, in a task of its own since a deinit cannot wait.
+    /// What outlives the stack (a publisher being iterated, a stream, a read generation, an unsafe
+    /// transaction) holds some of its parts, never the stack: without this, an iteration would wait
+    /// forever, and the connections and the file watch it holds would stay open.
+    deinit {
+        let parts = self.parts
+        Task { await parts.close() }
+    }
+
+    /// What ``close()`` closes.
+    private var parts: Parts {
+        Parts(
+            addingStore: addingStore, observation: observation, writer: writer, readers: readers, cursors: cursors,
+            generationReaders: generationReaders, generations: generations, feed: feed, files: files)
+    }
+
+    /// The parts of a stack that closing closes, apart from the stack: ``close()`` and a released
+    /// stack's deinit close them the same way.
+    private struct Parts: Sendable {
+        let addingStore: LeasePool<Void>
+        let observation: ObservationCenter
+        let writer: Writer
+        let readers: ReaderPool
+        let cursors: ReaderPool
+        let generationReaders: ReaderPool
+        let generations: GenerationRegistry
+        let feed: CommitFeed
+        let files: StoreFiles
+
+        func close() async {
+            _ = addingStore.close(Connection.closedError)
+            await observation.close()
+            await writer.close()
+            await writer.executor.stopped()
+            await readers.close()
+            await cursors.close()
+            // The generations still held end: their connections close, their later uses throw stackClosed.
+            await generationReaders.close()
+            for held in generations.close() {
+                await held.reader.unpin(held.token, returningTo: generationReaders)
+            }
+            feed.finish()
+            files.removeIfTemporary()
+        }
     }
 
     // MARK: Observation feed

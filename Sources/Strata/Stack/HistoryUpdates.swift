@@ -5,20 +5,38 @@
 /// waits between pages for a commit of this stack or of another connection (it counts as an active
 /// observer: other processes' commits are watched while it waits). Since it reads by token, nothing is
 /// lost and nothing delivered twice, however commits and wake-ups interleave.
+///
+/// Neither the sequence nor its iterators keep the stack open: once the stack is released (and so
+/// closed), an iteration under way ends.
 public struct HistoryUpdates: AsyncSequence, Sendable {
     public typealias Element = HistoryTransaction
 
-    let stack: DataStack
+    let stack: StackReference
     let after: HistoryToken?
+
+    init(stack: DataStack, after: HistoryToken?) {
+        self.stack = StackReference(stack)
+        self.after = after
+    }
 
     /// Starts delivering the transactions after the sequence's token.
     public func makeAsyncIterator() -> Iterator {
         Iterator(stack: stack, last: after)
     }
 
+    /// The stack, while it is referenced elsewhere: an iteration waiting for commits must not keep a
+    /// stack open that its owner released.
+    final class StackReference: Sendable {
+        weak let stack: DataStack?
+
+        init(_ stack: DataStack) {
+            self.stack = stack
+        }
+    }
+
     /// Delivers the transactions in token order.
     public struct Iterator: AsyncIteratorProtocol {
-        private let stack: DataStack
+        private let stack: StackReference
         private let wakeUps: WakeUps
         private var signals: AsyncStream<Void>.Iterator
         private var pending: [HistoryTransaction] = []
@@ -28,11 +46,11 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
         /// Whether a read of the history succeeded: the stack was open when the iteration began.
         private var hasRead = false
 
-        init(stack: DataStack, last: HistoryToken?) {
+        init(stack: StackReference, last: HistoryToken?) {
             self.stack = stack
             self.last = last
             // Listen before the first read: a commit after it wakes the iterator up.
-            wakeUps = WakeUps(stack: stack)
+            wakeUps = WakeUps(stack: stack.stack)
             signals = wakeUps.signals.makeAsyncIterator()
         }
 
@@ -50,6 +68,8 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
                 }
                 let page: [HistoryTransaction]
                 do {
+                    // Held only for the read: a released stack closes, which ends the wait below.
+                    guard let stack = stack.stack else { throw Connection.closedError }
                     page = try await stack.history(after: last, limit: Self.pageSize)
                 } catch let error as StrataError where error.code == .stackClosed && hasRead {
                     isFinished = true
@@ -74,17 +94,17 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
     }
 
     /// Wakes an iterator up after each commit (several commits before it looks give one wake-up), and
-    /// ends its signals when the stack closes.
+    /// ends its signals when the stack closes (at once for a stack already released).
     final class WakeUps: Sendable {
         let signals: AsyncStream<Void>
         private let relay: Task<Void, Never>
 
-        init(stack: DataStack) {
+        init(stack: DataStack?) {
             let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             self.signals = signals
             // The stack's change stream: its own commits and other connections' (it keeps the watch for
             // them running while it lives), ending when the stack closes.
-            let commits = stack.observation.changeStream()
+            let commits = stack?.observation.changeStream() ?? AsyncStream { $0.finish() }
             relay = Task {
                 for await _ in commits { continuation.yield() }
                 continuation.finish()
