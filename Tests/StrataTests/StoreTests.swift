@@ -190,6 +190,35 @@ struct StoreTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    @Test("another app's rollback-journal database is refused before anything is written: not switched to WAL, no file left beside it")
+    func foreignRollbackJournalDatabase() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("other-app.sqlite")
+        do {
+            var options = Connection.Options()
+            options.walMode = false
+            let connection = try Connection(path: path, options: options)
+            try connection.execute("CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            try connection.execute("CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)")
+            try connection.execute("INSERT INTO player (name) VALUES ('Ada')")
+            let journal = try connection.makeStatement("PRAGMA journal_mode")
+            #expect(try journal.step() && journal.value(at: 0) == .text("delete"))
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Bytes 18 and 19 of the header: 1 for a rollback journal, 2 for WAL.
+        #expect(before[18] == 1 && before[19] == 1)
+        let storages = [SQLiteStore(path: path), SQLiteStore(path: path).recreatingOnSchemaMismatch()]
+        for storage in storages {
+            let error = await expectStrataError(.schemaMismatch) {
+                _ = try await DataStack(Schema("V1", Person.self), storage: storage)
+            }
+            #expect(error?.message.contains("Strata opens only stores it made") == true)
+            await expectStrataError(.schemaMismatch) { _ = try await DataStack(SchemaHistory(testSchema), storage: storage) }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["other-app.sqlite"])
+    }
+
     @Test("a unique-constraint violation names the entity and the field, and the transaction leaves no trace",
           arguments: StoreKind.allCases)
     func uniqueViolation(kind: StoreKind) async throws {

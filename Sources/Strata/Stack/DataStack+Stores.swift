@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Stacks of several stores: opening them, adding one, and setting up and checking each store.
@@ -154,6 +155,7 @@ extension DataStack {
         let isPartitioned = schema.hasConfigurations
         let storeSchema = isPartitioned ? schema.restricted(to: planned.configuration) : schema
         let storeHistory = isPartitioned ? history?.restricted(to: planned.configuration) : history
+        try await refuseForeignDatabase(at: location.path, options: options)
         if location.recreatesOnSchemaMismatch,
             let version = try await Migrator.removeIfMismatched(
                 history: storeHistory ?? SchemaHistory(storeSchema), current: storeSchema, path: location.path, options: options)
@@ -174,6 +176,24 @@ extension DataStack {
             let connection = try Connection(path: location.path, options: storeOptions)
             defer { connection.close() }
             return try SchemaSetup.prepare(connection, schema: storeSchema)
+        }
+    }
+
+    /// Refuses another app's database (see ``SchemaSetup/checkMadeByStrata(_:)``) through a read-only
+    /// connection, before any connection that writes opens it: one that writes switches the file to WAL
+    /// mode when it opens, and a refused database must be left exactly as it was (recreating a store on
+    /// a schema mismatch never deletes one either). A file that does not exist yet passes.
+    static func refuseForeignDatabase(at path: String, options: Connection.Options) async throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        var readOnly = options
+        readOnly.readOnly = true
+        readOnly.create = false
+        readOnly.attachments = nil
+        let readOptions = readOnly
+        try await OffPool.run {
+            let connection = try Connection(path: path, options: readOptions)
+            defer { connection.close() }
+            try SchemaSetup.checkMadeByStrata(connection)
         }
     }
 

@@ -27,10 +27,7 @@ enum SchemaSetup {
                 try connection.execute(insert, [.text("schema_version"), .text(schema.version)])
                 try connection.execute(insert, [.text("schema_hash"), .text(schema.versionHash)])
             } else {
-                throw StrataError(
-                    .schemaMismatch,
-                    "The database at \(connection.path) already holds tables (\(tables.sorted().joined(separator: ", "))) "
-                        + "that Strata did not create; Strata opens only stores it made. Use a new file.")
+                throw foreignDatabase(connection.path, tables: tables)
             }
             let tag = try storeTag(connection)
             try connection.execute("COMMIT")
@@ -40,6 +37,21 @@ enum SchemaSetup {
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Refuses a database that holds tables but not Strata's metadata: another app's, which Strata leaves
+    /// as it found it. An empty database, or a store Strata made, passes. Reads only.
+    static func checkMadeByStrata(_ connection: Connection) throws(StrataError) {
+        let tables = try userTables(connection)
+        guard !tables.isEmpty, !tables.contains(SchemaSQL.metadataTable) else { return }
+        throw foreignDatabase(connection.path, tables: tables)
+    }
+
+    private static func foreignDatabase(_ path: String, tables: Set<String>) -> StrataError {
+        StrataError(
+            .schemaMismatch,
+            "The database at \(path) already holds tables (\(tables.sorted().joined(separator: ", "))) that Strata "
+                + "did not create; Strata opens only stores it made. The file was not changed. Use a new file.")
     }
 
     /// The store's tag, from its metadata; a new random one (never 0) when it has none yet.
