@@ -493,6 +493,34 @@ struct ImportTests {
         #expect(try await stack.fetchCount(From<ImportedNote>()) == 0)
     }
 
+    @Test("the change set of a transaction of many import calls follows the usual rules, and reads inside a call see the whole transaction")
+    func changeSetAcrossCalls() async throws {
+        let stack = try await DataStack(importSchema)
+        let before = try await stack.perform { tx in try tx.create(Into<Rate>()) { $0.code = "OLD" }.id }
+        let (changes, seenInside, authors) = try await stack.perform { tx in
+            let note = try tx.create(Into<ImportedNote>()) { $0.text = "first" }
+            var authors: [ImportedAuthor.ID] = []
+            for round in 0..<3 {
+                // Created in the first call, updated by the next two: still only a creation.
+                authors.append(try tx.importUniqueObject(Into<ImportedAuthor>(), from: AuthorSource(key: "a", name: "A\(round)"))!.id)
+            }
+            var seenInside: Set<ImportedNote.ID> = []
+            try tx.upsertAll(Into<Rate>(), from: ["OLD", "NEW"], uniqueBy: \.code) { code, rate in
+                rate.code = code
+                rate.value = 2
+                seenInside = tx.insertedIDs(ImportedNote.self)
+            }
+            try tx.delete(note)
+            return (tx.changeSet, seenInside, authors)
+        }
+        #expect(Set(authors).count == 1)
+        #expect(changes.insertedIDs(ImportedAuthor.self) == [authors[0]] && changes.updatedIDs(ImportedAuthor.self).isEmpty)
+        #expect(changes.updatedIDs(Rate.self) == [before] && changes.insertedIDs(Rate.self).count == 1)
+        #expect(seenInside.count == 1, "a read inside a call sees what the transaction did before it")
+        #expect(changes.insertedIDs(ImportedNote.self).isEmpty && changes.deletedIDs(ImportedNote.self).isEmpty)
+        #expect(try await stack.fetchOne(From<ImportedAuthor>())?.name == "A2")
+    }
+
     @Test("a unique import calls didInsert for new keys (with the key set) and update for existing ones; shouldInsert can refuse")
     func uniqueProtocolPaths() async throws {
         let stack = try await DataStack(importSchema)

@@ -33,21 +33,36 @@ extension Transaction {
     func clearChanges() {
         changes = ChangeSet()
         storeChanges = []
+        enclosingChanges = []
     }
 
     /// Runs `body`, a call of several writes (an import, a batch), so that it leaves all or nothing: when
     /// it throws, what it wrote is rolled back to a savepoint and its records leave the change set, and
     /// the transaction goes on as before the call (the caller may catch the error). IDs it took stay
     /// unused: a gap is harmless.
+    ///
+    /// The call records into change sets of its own, merged into the transaction's when it succeeds
+    /// (the same rules apply: an update of an object created before stays a creation). Saving a copy of
+    /// the transaction's change set instead would copy all of it at the call's first record, for every
+    /// call: a loop of one-source imports would take quadratic time.
     func atomically<T>(_ body: () throws -> T) throws -> T {
         try connection.run(.savepoint)
-        let saved = (changes, storeChanges)
+        enclosingChanges.append((changes, storeChanges))
+        changes = ChangeSet()
+        storeChanges = []
         do {
             let result = try body()
             try connection.run(.releaseSavepoint)
+            var (merged, mergedParts) = enclosingChanges.removeLast()
+            merged.merge(changes)
+            for (index, part) in storeChanges.enumerated() {
+                while mergedParts.count <= index { mergedParts.append(ChangeSet()) }
+                mergedParts[index].merge(part)
+            }
+            (changes, storeChanges) = (merged, mergedParts)
             return result
         } catch {
-            (changes, storeChanges) = saved
+            (changes, storeChanges) = enclosingChanges.removeLast()
             do {
                 try connection.run(.rollbackToSavepoint)
                 try connection.run(.releaseSavepoint)
@@ -59,5 +74,13 @@ extension Transaction {
             }
             throw error
         }
+    }
+
+    /// The transaction's changes so far, those of the calls under way (see ``atomically(_:)``) included.
+    var allChanges: ChangeSet {
+        guard var all = enclosingChanges.first?.changes else { return changes }
+        for level in enclosingChanges.dropFirst() { all.merge(level.changes) }
+        all.merge(changes)
+        return all
     }
 }

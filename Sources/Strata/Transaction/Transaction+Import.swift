@@ -5,7 +5,7 @@ extension Transaction {
 
     /// The commit's changes so far: the objects created, updated and deleted, as the commit's
     /// ``ChangeSet`` will hold them. Return it from ``DataStack/perform(_:)`` to hand it back.
-    public var changeSet: ChangeSet { changes }
+    public var changeSet: ChangeSet { allChanges }
 
     // MARK: Plain imports
 

@@ -23,6 +23,9 @@ public final class Transaction: ReadContext {
     /// In a stack of several stores that records history, each store's part of ``changes``, by store
     /// index on the connection (each store records its own part in its own history); empty otherwise.
     var storeChanges: [ChangeSet] = []
+    /// The change sets of the transaction and of the calls under way around the current one, outermost
+    /// first, while a call records into its own (see `atomically(_:)`).
+    var enclosingChanges: [(changes: ChangeSet, storeChanges: [ChangeSet])] = []
     /// Whether changes are also recorded by store (see ``storeChanges``).
     let splitsChanges: Bool
     /// Whether this transaction set `PRAGMA defer_foreign_keys` (for a delete with rules; SQLite
@@ -90,16 +93,16 @@ public final class Transaction: ReadContext {
     }
 
     /// Whether the transaction created, edited or deleted anything so far.
-    public var hasChanges: Bool { !changes.isEmpty }
+    public var hasChanges: Bool { !allChanges.isEmpty }
 
     /// The IDs of the objects of `E` created so far in this transaction.
-    public func insertedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { changes.insertedIDs(type) }
+    public func insertedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { allChanges.insertedIDs(type) }
 
     /// The IDs of the objects of `E` edited so far in this transaction (not counting created ones).
-    public func updatedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { changes.updatedIDs(type) }
+    public func updatedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { allChanges.updatedIDs(type) }
 
     /// The IDs of the objects of `E` deleted so far in this transaction.
-    public func deletedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { changes.deletedIDs(type) }
+    public func deletedIDs<E: Entity>(_ type: E.Type) -> Set<EntityID<E>> { allChanges.deletedIDs(type) }
 
     // MARK: Create
 
