@@ -54,10 +54,11 @@ extension Transaction {
             let result = try body()
             try connection.run(.releaseSavepoint)
             var (merged, mergedParts) = enclosingChanges.removeLast()
-            merged.merge(changes)
+            // A first call of the transaction (the usual case) takes its changes as they are.
+            if merged.isEmpty { merged = changes } else { merged.merge(changes) }
             for (index, part) in storeChanges.enumerated() {
                 while mergedParts.count <= index { mergedParts.append(ChangeSet()) }
-                mergedParts[index].merge(part)
+                if mergedParts[index].isEmpty { mergedParts[index] = part } else { mergedParts[index].merge(part) }
             }
             (changes, storeChanges) = (merged, mergedParts)
             return result
