@@ -151,6 +151,20 @@ struct MigrationCustomTests {
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
     }
 
+    @Test("a cancel() that a free-form step catches still cancels the migration; the store stays at its version")
+    func swallowedCancelInCustomStep() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("cancelled.sqlite")
+        _ = try await makeStore(at: path)
+        let swallowing = MigrationStep(from: "V2", to: "V3", .custom { migration in
+            do { try migration.transaction.cancel() } catch {}
+        })
+        await expectStrataError(.transactionCancelled) {
+            try await DataStack(SchemaHistory(v1, v2, v3, steps: [Self.mergeAndSplit, swallowing]), storage: SQLiteStore(path: path))
+        }
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
+    }
+
     @Test("a source object reads its fields by name, typed, and says which fields it has when asked for another")
     func migrationObject() throws {
         let names = MigrationObject.FieldNames(["name", "age", "address"])

@@ -157,6 +157,22 @@ struct TransactionTests {
         #expect(try await stack.fetchCount(From<Person>()) == 0)
     }
 
+    @Test("a cancel() whose error the closure catches still cancels: nothing is kept, and perform throws transactionCancelled")
+    func swallowedCancel() async throws {
+        let (stack, _) = try await makeStack()
+        await expectStrataError(.transactionCancelled) {
+            try await stack.perform { tx in
+                try tx.create(Into<Person>())
+                do { try tx.cancel() } catch {}
+                try tx.create(Into<Person>())
+            }
+        }
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+        // The next transaction is not cancelled.
+        try await stack.perform { tx in try tx.create(Into<Person>()) }
+        #expect(try await stack.fetchCount(From<Person>()) == 1)
+    }
+
     @Test("a task cancelled while its transaction runs rolls back at the commit and throws CancellationError")
     func taskCancelledBeforeCommit() async throws {
         let (stack, _) = try await makeStack()

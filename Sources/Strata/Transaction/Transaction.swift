@@ -33,8 +33,9 @@ public final class Transaction: ReadContext {
     var foreignKeysDeferred = false
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
-    /// Why the transaction must roll back whatever its closure returns: a call that had to leave all or
-    /// nothing could not undo its part (see `atomically(_:)`).
+    /// Why the transaction must roll back whatever its closure returns: ``cancel()`` was called (its
+    /// error may have been caught), or a call that had to leave all or nothing could not undo its part
+    /// (see `atomically(_:)`).
     var broken: StrataError?
     /// The `UPDATE` text and the property names per entity and set of changed fields, made once per
     /// transaction: an import whose edits change the same fields makes them once, not per object.
@@ -295,8 +296,13 @@ public final class Transaction: ReadContext {
     ///     if try tx.fetchCount(From<Person>()) > 100 { try tx.cancel() }
     /// }
     /// ```
+    ///
+    /// The transaction stays cancelled even when the error is caught inside the closure: it rolls back
+    /// whatever the closure does afterwards and returns.
     public func cancel() throws -> Never {
-        throw StrataError(.transactionCancelled, "The transaction was cancelled; nothing it did was kept.")
+        let error = StrataError(.transactionCancelled, "The transaction was cancelled; nothing it did was kept.")
+        if broken == nil { broken = error }
+        throw error
     }
 
     // MARK: Errors

@@ -21,6 +21,8 @@ extension Migrator {
                 throw MigrationError(entity: nil, objectID: nil, underlying: error)
             }
         }
+        // A cancel() whose error the step caught still cancels the migration.
+        if let broken = transaction.broken { throw broken }
         try ids.saveMarks(connection)
         transaction.isOpen = false
         for entity in plan.source.entities {
