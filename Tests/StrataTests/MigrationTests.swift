@@ -304,6 +304,11 @@ struct MigrationTests {
             MigrationStep(from: "V1", to: "V2", .renameEntity(from: "Author", to: "Writer"),
                 .renameField("Writer", from: "surname", to: "name"), .deleteEntity("Draft")),
             mentioning: "surname")
+        // A fill of another kind than the field's (every read of the field would fail after the commit).
+        try await refuse(
+            MigrationStep(from: "V1", to: "V2", .renameEntity(from: "Author", to: "Writer"),
+                .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: 42), .deleteEntity("Draft")),
+            mentioning: "of kind INTEGER, but the field stores TEXT values")
         // A unique field whose values repeat names the objects.
         let unique = SchemaHistory(
             migrationV1, migrationV2, migrationV3,

@@ -46,7 +46,8 @@ public struct MigrationChange: Sendable {
 
     /// The value of `field` of `entity` for existing objects that have none: a required field the
     /// destination adds without a default, or a field that was optional and becomes required (its `nil`s
-    /// get `value`).
+    /// get `value`). A value of another kind than the field's (text for an `Int` field) is refused with
+    /// ``StrataError/Code/invalidMigration`` before anything is written; an integer fills a `Double` field.
     public static func fill<V: DatabaseValueConvertible>(_ entity: String, _ field: String, with value: V) -> MigrationChange {
         MigrationChange(kind: .fill(entity: entity, field: field, value: value.databaseValue))
     }

@@ -213,8 +213,18 @@ struct MigrationPlan {
                 throw fail("renameField names \(old.name).\(oldName) of version \(source.version), which does not exist.", old.name, oldName)
             }
         }
-        for field in fills.keys where !entity.fields.contains(where: { $0.property == field || $0.column == field }) {
-            throw fail("fill names \(entity.name).\(field), which does not exist.", entity.name, field)
+        for (name, value) in fills {
+            guard let field = entity.fields.first(where: { $0.property == name || $0.column == name }) else {
+                throw fail("fill names \(entity.name).\(name), which does not exist.", entity.name, name)
+            }
+            // A value of another kind would be stored as it is, and every read of the field would fail.
+            guard let kind = value.storageClass else { continue }
+            guard kind == field.storageClass || (kind == .integer && field.storageClass == .real) else {
+                throw fail(
+                    "fill gives \(entity.name).\(field.property) \(value), a value of kind \(kind.rawValue), but the field "
+                        + "stores \(field.storageClass.rawValue) values; fill it with a value of the field's type.",
+                    entity.name, field.property)
+            }
         }
         var table = Table(action: transform == nil ? .alter : .transform, destination: entity, source: old)
         table.transform = transform
