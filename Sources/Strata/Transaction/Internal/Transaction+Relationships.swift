@@ -199,24 +199,48 @@ extension Transaction {
         for id in ids { try deleteApplyingRules(entity, id, visited: &visited) }
     }
 
-    /// Deletes an object after applying the delete rules of every relationship it takes part in.
+    /// Deletes an object after applying the delete rules of every relationship it takes part in: the
+    /// objects its to-many relationships cascade to go first, then the object, then those its to-one
+    /// relationships cascade to. The walk keeps its own stack, not the thread's: a chain of cascades may
+    /// be thousands of objects deep.
     private func deleteApplyingRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
-        guard visited.insert("\(entity)#\(id)").inserted else { return }
-        var cascades: [(String, Int64)] = []
-        // Its to-many relationships.
-        for relationship in graph.toMany[entity] ?? [] {
-            let members = try relatedIDs(relationship, of: id)
-            guard !members.isEmpty else { continue }
-            switch relationship.deleteRule {
-            case .deny:
-                throw denied(entity, id, relationship.property, relationship.target, members)
-            case .cascade:
-                for member in members { try deleteApplyingRules(relationship.target, member, visited: &visited) }
-            case .nullify:
-                try applyToMany(relationship, of: id, from: members, to: [])
+        enum Step {
+            /// Apply the object's to-many rules; its cascades run before `finish`.
+            case visit(String, Int64)
+            /// Apply its to-one rules, delete its row, then cascade along its to-ones.
+            case finish(String, Int64)
+        }
+        var steps: [Step] = [.visit(entity, id)]
+        while let step = steps.popLast() {
+            switch step {
+            case .visit(let entity, let id):
+                guard visited.insert("\(entity)#\(id)").inserted else { continue }
+                var members: [(String, Int64)] = []
+                for relationship in graph.toMany[entity] ?? [] {
+                    let related = try relatedIDs(relationship, of: id)
+                    guard !related.isEmpty else { continue }
+                    switch relationship.deleteRule {
+                    case .deny:
+                        throw denied(entity, id, relationship.property, relationship.target, related)
+                    case .cascade:
+                        members += related.map { (relationship.target, $0) }
+                    case .nullify:
+                        try applyToMany(relationship, of: id, from: related, to: [])
+                    }
+                }
+                steps.append(.finish(entity, id))
+                steps += members.reversed().map { .visit($0.0, $0.1) }
+            case .finish(let entity, let id):
+                let cascades = try deleteRow(entity, id)
+                steps += cascades.reversed().map { .visit($0.0, $0.1) }
             }
         }
-        // Its to-one relationships.
+    }
+
+    /// Applies an object's to-one rules, clears what points to it, and deletes its row; returns the
+    /// objects its to-one relationships cascade to.
+    private func deleteRow(_ entity: String, _ id: Int64) throws(StrataError) -> [(String, Int64)] {
+        var cascades: [(String, Int64)] = []
         for toOne in graph.toOne[entity] ?? [] {
             guard let target = try foreignKey(toOne, of: id) else { continue }
             switch toOne.deleteRule {
@@ -247,25 +271,28 @@ extension Transaction {
         if connection.changes > 0 {
             recordDelete(entity: entity, id: id, preserving: kept)
         }
-        for (target, targetID) in cascades {
-            try deleteApplyingRules(target, targetID, visited: &visited)
-        }
+        return cascades
     }
 
     /// Walks what deleting `entity` `id` would delete, as ``deleteApplyingRules(_:_:visited:)`` does,
-    /// without writing, and throws where a `.deny` rule would refuse.
+    /// without writing, and throws where a `.deny` rule would refuse. Keeps its own stack, as that does.
     private func checkDenyRules(_ entity: String, _ id: Int64, visited: inout Set<String>) throws(StrataError) {
-        guard visited.insert("\(entity)#\(id)").inserted else { return }
-        for relationship in graph.toMany[entity] ?? [] where relationship.deleteRule != .nullify {
-            let members = try relatedIDs(relationship, of: id)
-            guard !members.isEmpty else { continue }
-            if relationship.deleteRule == .deny { throw denied(entity, id, relationship.property, relationship.target, members) }
-            for member in members { try checkDenyRules(relationship.target, member, visited: &visited) }
-        }
-        for toOne in graph.toOne[entity] ?? [] where toOne.deleteRule != .nullify {
-            guard let target = try foreignKey(toOne, of: id) else { continue }
-            if toOne.deleteRule == .deny { throw denied(entity, id, toOne.property, toOne.target, [target]) }
-            try checkDenyRules(toOne.target, target, visited: &visited)
+        var pending: [(String, Int64)] = [(entity, id)]
+        while let (entity, id) = pending.popLast() {
+            guard visited.insert("\(entity)#\(id)").inserted else { continue }
+            var next: [(String, Int64)] = []
+            for relationship in graph.toMany[entity] ?? [] where relationship.deleteRule != .nullify {
+                let members = try relatedIDs(relationship, of: id)
+                guard !members.isEmpty else { continue }
+                if relationship.deleteRule == .deny { throw denied(entity, id, relationship.property, relationship.target, members) }
+                next += members.map { (relationship.target, $0) }
+            }
+            for toOne in graph.toOne[entity] ?? [] where toOne.deleteRule != .nullify {
+                guard let target = try foreignKey(toOne, of: id) else { continue }
+                if toOne.deleteRule == .deny { throw denied(entity, id, toOne.property, toOne.target, [target]) }
+                next.append((toOne.target, target))
+            }
+            pending += next.reversed()
         }
     }
 
