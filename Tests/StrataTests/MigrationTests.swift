@@ -136,6 +136,33 @@ func storeValue(_ path: String, _ query: String) throws -> String? {
 
 @Suite("Migrations", .timeLimit(.minutes(1)))
 struct MigrationTests {
+    @Test("a migration whose store another app migrated while it waited for the lock starts again from the version found")
+    func migratedWhileWaiting() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("raced.sqlite")
+        let (ada, _, _) = try await makeV1Store(at: path)
+        // This app (history to V3) reads V1 and plans V1 → V2 → V3, then waits for the lock ...
+        let connection = try Connection(path: path, options: Connection.Options())
+        defer { connection.close() }
+        let full = SchemaHistory(migrationV1, migrationV2, migrationV3, steps: [stepV1V2, stepV2V3])
+        let migrator = Migrator(history: full, current: migrationV3, connection: connection, progress: nil)
+        let plans = try migrator.path(for: #require(try Migrator.storeState(connection)))
+        #expect(plans.map(\.source.version) == ["V1", "V2"])
+        // ... while another app (history to V2) migrates the store to V2.
+        await (try DataStack(SchemaHistory(migrationV1, migrationV2, steps: [stepV1V2]), storage: SQLiteStore(path: path))).close()
+        try migrator.run(plans, cancelled: { false })
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V3")
+        let stack = try await DataStack(full, storage: SQLiteStore(path: path))
+        #expect(try await stack.fetchExisting(MV3.Writer.ID(rawValue: ada))?.initials == "AL")
+        await stack.close()
+        // The app of the older history, which planned V1 → V2 before the store reached V3, is refused.
+        let old = SchemaHistory(migrationV1, migrationV2, steps: [stepV1V2])
+        let late = Migrator(history: old, current: migrationV2, connection: connection, progress: nil)
+        let error = #expect(throws: StrataError.self) { try late.run(plans.prefix(1).map { $0 }, cancelled: { false }) }
+        #expect(error?.code == .schemaMismatch && error?.message.contains("V3") == true)
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V3")
+    }
+
     @Test("a V1 store migrates through V2 to V3: renames, widened types, fills, drops, defaults and a transform, IDs kept")
     func linearChain() async throws {
         let directory = try TemporaryDirectory()

@@ -63,11 +63,17 @@ struct Migrator {
         try connection.execute("PRAGMA foreign_keys = OFF")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         try connection.execute("BEGIN IMMEDIATE")
+        var plans = plans
         do {
-            // Another process may have migrated the store while this one waited for the lock.
-            if let state = try Self.storeState(connection), state.version == current.version {
-                try connection.execute("COMMIT")
-                return
+            // Another process may have migrated the store while this one waited for the lock: to this
+            // version (nothing left to do), or to another one, from which the path is found again (and
+            // refused, when the history does not declare it: a newer app migrated it).
+            if let state = try Self.storeState(connection) {
+                if state.version == current.version {
+                    try connection.execute("COMMIT")
+                    return
+                }
+                if state.version != plans.first?.source.version { plans = try path(for: state) }
             }
             let counts = try estimatedRows(plans, copiedOnly: true)
             var totals = Progress(total: zip(plans, counts).reduce(0) { sum, pair in
