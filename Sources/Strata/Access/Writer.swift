@@ -253,13 +253,24 @@ actor Writer {
             throw CancellationError()
         }
         if connection.isClosed { throw Connection.closedError }
-        try begin()
+        let handle = interruptHandle
+        handle.arm()
+        // Waiting for another connection's lock ends when the task is cancelled (the busy handler reads
+        // the interrupt flag).
+        do {
+            try await withTaskCancellationHandler {
+                try self.begin()
+            } onCancel: {
+                handle.interrupt()
+            }
+        } catch {
+            handle.disarm()
+            throw Self.cancellationOrError(error)
+        }
         let transaction = Transaction(
             connection: connection, store: store, ids: ids, preserved: preserved, routes: routes,
             splitsChanges: history?.isPerStore ?? false)
         defer { transaction.isOpen = false }
-        let handle = interruptHandle
-        handle.arm()
         let statementsBefore = connection.statementCount
         // The operation captures `self`, which isolates it to the writer (a closure that captured
         // nothing isolated would run on the global executor).

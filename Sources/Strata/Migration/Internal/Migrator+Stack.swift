@@ -35,7 +35,7 @@ extension Migrator {
                     state.handle?.interrupt()
                 }
             }
-        } catch let error as StrataError where error.code == .interrupted && Task.isCancelled {
+        } catch let error as StrataError where (error.code == .interrupted || error.code == .busy) && Task.isCancelled {
             throw CancellationError()
         }
     }

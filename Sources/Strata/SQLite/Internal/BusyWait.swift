@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Synchronization
 
 /// The busy handler of a connection: SQLite's own busy-timeout schedule (the delays of
 /// `sqlite3_busy_timeout`), plus one report when a wait for a lock held by another connection passes a
@@ -17,11 +18,17 @@ final class BusyWait {
     private let clock = ContinuousClock()
     private var started: ContinuousClock.Instant
     private var reported = false
+    /// The connection's interrupt flag: a wait ends when its task is cancelled (see `InterruptHandle`).
+    private let interrupt: InterruptFlag?
 
-    init(timeoutMilliseconds: Int32, threshold: Duration?, report: (@Sendable (Duration) -> Void)?) {
+    init(
+        timeoutMilliseconds: Int32, threshold: Duration?, report: (@Sendable (Duration) -> Void)?,
+        interrupt: InterruptFlag? = nil
+    ) {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.threshold = threshold
         self.report = report
+        self.interrupt = interrupt
         self.started = clock.now
     }
 
@@ -42,6 +49,8 @@ final class BusyWait {
         let waited = started.duration(to: clock.now)
         let elapsed = Int32(clamping: waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
         guard elapsed < timeoutMilliseconds else { return 0 }
+        // A cancelled task stops waiting: the statement fails at once, and its owner reports the cancellation.
+        if interrupt?.raised.load(ordering: .acquiring) == true { return 0 }
         if let threshold, let report, !reported, waited >= threshold {
             reported = true
             report(waited)

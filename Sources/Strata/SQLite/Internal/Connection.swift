@@ -111,7 +111,7 @@ final class Connection {
         do throws(StrataError) {
             let busyWait = BusyWait(
                 timeoutMilliseconds: options.busyTimeoutMilliseconds, threshold: options.busyReportThreshold,
-                report: options.busyReport)
+                report: options.busyReport, interrupt: interruptFlag)
             busyWait.install(on: db)
             self.busyWait = busyWait
             // Reading the schema here surfaces "not a database" before anything is written.
