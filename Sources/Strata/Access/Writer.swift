@@ -287,6 +287,8 @@ actor Writer {
         do {
             let value = try result.get()
             try Task.checkCancellation()
+            // A cancel() the closure caught: rolled back, as if it had thrown.
+            if let broken = transaction.broken { throw broken }
             connection.resetActiveStatements()
             committing = true
             try commit(transaction)
