@@ -152,10 +152,12 @@ struct LoggingTests {
         #expect(try await stack.fetchCount(From<CoreOwner>()) == 1)
     }
 
-    @Test("cancelling a transaction that waits for another connection's lock ends the wait at once with CancellationError")
-    func cancelledLockWait() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("locked.sqlite")
+    /// A stack on a new file whose long waits are logged from 20 ms, with a busy timeout of ten minutes
+    /// (the tests end their waits themselves), and another connection (another process, as far as the
+    /// stack can tell) holding the write lock; a transaction of the stack, started, logged as waiting.
+    private func transactionWaitingForLock(
+        at path: String
+    ) async throws -> (stack: DataStack, logs: CapturedLogs, other: OpaquePointer, write: Task<Void, any Error>, notice: CapturedLogs.Record) {
         let logs = CapturedLogs()
         var configuration = DataStack.Configuration()
         configuration.logger = logs.logger()
@@ -164,10 +166,18 @@ struct LoggingTests {
         let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: configuration)
         var other: OpaquePointer?
         #expect(sqlite3_open(path, &other) == SQLITE_OK)
+        let connection = try #require(other)
+        #expect(sqlite3_exec(connection, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        let write = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
+        let notice = await logs.first { $0.message == "waiting for a lock held by another connection" }
+        return (stack, logs, connection, write, notice)
+    }
+
+    @Test("cancelling a transaction that waits for another connection's lock ends the wait at once with CancellationError")
+    func cancelledLockWait() async throws {
+        let directory = try TemporaryDirectory()
+        let (stack, _, other, write, _) = try await transactionWaitingForLock(at: directory.path("locked.sqlite"))
         defer { sqlite3_close(other) }
-        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
-        let write = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
-        _ = await logs.first { $0.message == "waiting for a lock held by another connection" }
         write.cancel()
         // The lock is still held: only the cancellation can end the wait (the timeout is ten minutes).
         await #expect(throws: CancellationError.self) { try await write.value }
@@ -180,20 +190,8 @@ struct LoggingTests {
     func lockWaits() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("locked.sqlite")
-        let logs = CapturedLogs()
-        var configuration = DataStack.Configuration()
-        configuration.logger = logs.logger()
-        configuration.longWaitThreshold = .milliseconds(20)
-        // The test ends the wait itself; the timeout only has to outlast a test runner busy elsewhere.
-        configuration.busyTimeout = .seconds(600)
-        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: configuration)
-        // Another connection (another process, as far as the stack can tell) takes the write lock.
-        var other: OpaquePointer?
-        #expect(sqlite3_open(path, &other) == SQLITE_OK)
+        let (stack, logs, other, write, notice) = try await transactionWaitingForLock(at: path)
         defer { sqlite3_close(other) }
-        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
-        let write = Task { try await stack.perform { tx in try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
-        let notice = await logs.first { $0.message == "waiting for a lock held by another connection" }
         #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
         _ = try await write.value
         #expect(notice.level == .notice && notice.metadata["strata.path"]?.description == path)
