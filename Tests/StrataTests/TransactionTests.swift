@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import Strata
 
 @Suite("Transactions", .timeLimit(.minutes(1)))
@@ -192,6 +193,30 @@ struct TransactionTests {
         cancelled.signal()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await stack.fetchCount(From<Person>()) == 0)
+    }
+
+    @Test("once close() has begun, a new transaction throws stackClosed; the one running commits")
+    func performDuringClose() async throws {
+        let (stack, _) = try await makeStack()
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let running = Task {
+            try await stack.perform { tx in
+                startedContinuation.yield()
+                release.wait()
+                _ = try tx.create(Into<Person>())
+            }
+        }
+        for await _ in started { break }
+        let closing = Task { await stack.close() }
+        // close() marks the writer first thing; wait for that mark, not for a time.
+        while !stack.writer.isClosing.load(ordering: .acquiring) { await Task.yield() }
+        await expectStrataError(.stackClosed) { try await stack.perform { tx in _ = try tx.create(Into<Person>()) } }
+        release.signal()
+        try await running.value
+        await closing.value
+        let error = await #expect(throws: StrataError.self) { try await stack.fetchCount(From<Person>()) }
+        #expect(error?.code == .stackClosed)
     }
 
     @Test("a task cancelled before its transaction starts runs nothing")

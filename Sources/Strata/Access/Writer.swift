@@ -51,6 +51,15 @@ actor Writer {
     var ids: IDAllocator
     /// Where the transactions' unscoped creations went last, in a stack of several stores.
     let routes = RouteMemo()
+    /// Set when the stack begins to close: transactions asked for afterwards throw `stackClosed`, while
+    /// those already waiting for their turn run first (see ``close()``).
+    nonisolated let isClosing = Atomic<Bool>(false)
+
+    /// Marks the writer as closing (see ``isClosing``); the stack's `close()` calls it first.
+    nonisolated func beginClosing() {
+        isClosing.store(true, ordering: .releasing)
+    }
+
     /// The turn: one transaction (or unsafe transaction) at a time.
     private let turn = LeasePool<Void>(idle: [()])
     var unsafeTransaction: UnsafeHold?
@@ -148,6 +157,8 @@ actor Writer {
     ///
     /// With metrics, a wait that suspends is recorded in `strata_writer_wait` (a free turn reads no clock).
     nonisolated func takeTurn() async throws {
+        // A call that comes once the stack has begun to close is not let in ahead of the close.
+        if isClosing.load(ordering: .acquiring) { throw Connection.closedError }
         if try turn.tryAcquire() != nil { return }
         // Behind an unsafe transaction from `beginUnsafe()`, the stack cannot tell whether this task is
         // the one that began it, which would wait forever: say so while the wait lasts.

@@ -325,6 +325,7 @@ public final class DataStack: Sendable {
         let files: StoreFiles
 
         func close() async {
+            writer.beginClosing()
             _ = addingStore.close(Connection.closedError)
             await observation.close()
             await writer.close()
