@@ -359,48 +359,6 @@ final class Connection {
 
     /// Whether a transaction is open.
     var isInTransaction: Bool { !isClosed && sqlite3_get_autocommit(handle) == 0 }
-
-    /// Runs `body` with SQLite's update hook writing each row a statement inserts or updates into a
-    /// ``RowChanges`` that `body` reads and clears: what a statement did to which row, without a
-    /// `RETURNING` clause (which SQLite runs through a temporary table per execution) or a query after
-    /// it. When `body` returns, the hook goes back to what it was (a call nested in `body`, by code that
-    /// `body` runs, leaves the outer call's notes in place).
-    func noteRowChanges<T>(_ body: (UnsafeMutablePointer<RowChanges>) throws -> T) rethrows -> T {
-        let notes = UnsafeMutablePointer<RowChanges>.allocate(capacity: 1)
-        notes.initialize(to: RowChanges())
-        guard !isClosed else {
-            defer { notes.deallocate() }
-            return try body(notes)
-        }
-        let outer = sqlite3_update_hook(handle, RowChanges.hook, notes)
-        defer {
-            if !isClosed { sqlite3_update_hook(handle, outer == nil ? nil : RowChanges.hook, outer) }
-            notes.deallocate()
-        }
-        return try body(notes)
-    }
-}
-
-/// The rows statements changed since the last ``clear()``, as SQLite's update hook reports them (see
-/// ``Connection/noteRowChanges(_:)``): how many, and the last one.
-struct RowChanges {
-    /// How many rows were inserted, updated or deleted.
-    var count = 0
-    /// Whether the last change inserted its row.
-    var inserted = false
-    /// The row ID of the last row changed.
-    var rowID: Int64 = 0
-
-    mutating func clear() { count = 0 }
-
-    /// SQLite's update hook, given the notes as its context.
-    static let hook: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int64) -> Void = {
-        context, operation, _, _, rowID in
-        guard let notes = context?.assumingMemoryBound(to: RowChanges.self) else { return }
-        notes.pointee.count += 1
-        notes.pointee.inserted = operation == SQLITE_INSERT
-        notes.pointee.rowID = rowID
-    }
 }
 
 @available(*, unavailable)
