@@ -185,9 +185,7 @@ extension DataStack {
     /// a schema mismatch never deletes one either). A file that does not exist yet passes.
     static func refuseForeignDatabase(at path: String, options: Connection.Options) async throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
-        var readOnly = options
-        readOnly.readOnly = true
-        readOnly.create = false
+        var readOnly = options.readingOnly
         readOnly.attachments = nil
         let readOptions = readOnly
         try await OffPool.run {

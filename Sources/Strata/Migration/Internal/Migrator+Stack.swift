@@ -47,7 +47,7 @@ extension Migrator {
         history: SchemaHistory, current: Schema, path: String, options: Connection.Options
     ) async throws -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let readOptions = readOnly(options)
+        let readOptions = options.readingOnly
         let mismatched: String? = try await OffPool.run {
             let connection = try Connection(path: path, options: readOptions)
             defer { connection.close() }
@@ -71,14 +71,6 @@ extension Migrator {
         return mismatched
     }
 
-    /// `options` for a connection that only reads an existing file.
-    private static func readOnly(_ options: Connection.Options) -> Connection.Options {
-        var readOnly = options
-        readOnly.readOnly = true
-        readOnly.create = false
-        return readOnly
-    }
-
     /// What `migrateIfNeeded` would do, read without changing the file.
     static func forecast(history: SchemaHistory, current: Schema, path: String, options: Connection.Options) async throws
         -> MigrationForecast
@@ -86,7 +78,7 @@ extension Migrator {
         guard FileManager.default.fileExists(atPath: path) else {
             return MigrationForecast(storeVersion: nil, currentVersion: current.version, steps: [])
         }
-        let readOptions = readOnly(options)
+        let readOptions = options.readingOnly
         return try await OffPool.run {
             let connection = try Connection(path: path, options: readOptions)
             defer { connection.close() }

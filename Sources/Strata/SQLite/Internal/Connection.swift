@@ -39,6 +39,14 @@ final class Connection {
         /// commits that went through it. (Not `Locked<Void>`: ThreadSanitizer takes the
         /// accesses of a value of no size for accesses of the lock's next field, and reports a race.)
         var commitGate: Locked<Int>?
+
+        /// The same options for a connection that only reads a file that exists.
+        var readingOnly: Options {
+            var options = self
+            options.readOnly = true
+            options.create = false
+            return options
+        }
     }
 
     /// SQLite's `synchronous` setting.
