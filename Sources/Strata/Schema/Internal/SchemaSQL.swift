@@ -76,17 +76,34 @@ struct SchemaSQL {
     }
 
     /// The indexes of an entity's table, by name: indexed fields and foreign keys that are not unique
-    /// (a unique column has SQLite's own index).
+    /// (a unique column has SQLite's own index). The foreign key of an ordered to-many's members is
+    /// indexed with their position, so that appending one (which reads the largest position among
+    /// the owner's members) takes one index lookup, not a scan of the owner's members.
     func indexes(_ entity: EntityDescription, graph: SchemaGraph) -> [(name: String, statement: String)] {
         var indexes: [(name: String, statement: String)] = []
+        let table = dialect.quote(entity.name)
         for field in entity.fields where !field.isUnique {
             let isForeignKey = graph.toOne[entity.name]?.contains { $0.column == field.column } ?? false
             guard isForeignKey || field.isIndexed else { continue }
-            let index = "\(entity.name)_\(field.column)_index"
-            indexes.append((index,
-                "CREATE INDEX \(dialect.quote(index)) ON \(dialect.quote(entity.name)) (\(dialect.quote(field.column)))"))
+            let position = field.column + SchemaGraph.positionSuffix
+            if isForeignKey, graph.positionColumns[entity.name]?.contains(position) == true {
+                let index = "\(entity.name)_\(position)_index"
+                indexes.append((index,
+                    "CREATE INDEX \(dialect.quote(index)) ON \(table) (\(dialect.quote(field.column)), \(dialect.quote(position)))"))
+            } else {
+                let index = "\(entity.name)_\(field.column)_index"
+                indexes.append((index, "CREATE INDEX \(dialect.quote(index)) ON \(table) (\(dialect.quote(field.column)))"))
+            }
         }
         return indexes
+    }
+
+    /// The index an older version of Strata made where ``indexes(_:graph:)`` now makes `name` (the
+    /// foreign key alone, before it was indexed with its position), or nil.
+    func supersededIndex(_ name: String) -> String? {
+        let suffix = SchemaGraph.positionSuffix + "_index"
+        guard name.hasSuffix(suffix) else { return nil }
+        return String(name.dropLast(suffix.count)) + "_index"
     }
 
     /// `CREATE TABLE` and index of a join table of a to-many relationship.

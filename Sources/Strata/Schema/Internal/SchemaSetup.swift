@@ -104,14 +104,37 @@ enum SchemaSetup {
             // A store made before the lock ignored declaration order, with this very schema.
             try connection.execute(
                 "UPDATE \(SchemaSQL.metadataTable) SET value = ? WHERE key = 'schema_hash'", [.text(schema.versionHash)])
-            return
-        }
-        guard metadata["schema_hash"] == schema.versionHash else {
+        } else if metadata["schema_hash"] != schema.versionHash {
             throw StrataError(
                 .schemaMismatch,
                 "Schema \(schema.version) changed since the store at \(connection.path) was made with it: "
                     + "\(differences(connection, schema: schema)). Declare the change as a new schema version instead of "
                     + "editing \(schema.version).")
+        }
+        try addMissingIndexes(connection, schema: schema)
+    }
+
+    /// Makes the indexes a store lacks because an older version of Strata made it (an index changes
+    /// no data, so it comes without a new schema version), and drops the ones they replace. One read
+    /// of the schema table when nothing is missing.
+    private static func addMissingIndexes(_ connection: Connection, schema: Schema) throws(StrataError) {
+        let statement = try connection.makeStatement(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
+        var existing: Set<String> = []
+        while try statement.step() {
+            if case .text(let name) = statement.value(at: 0) { existing.insert(name) }
+        }
+        statement.reset()
+        let sql = SchemaSQL()
+        let graph = try SchemaGraph(schema: schema)
+        for entity in schema.entities {
+            let wanted = sql.indexes(entity, graph: graph)
+            for index in wanted where !existing.contains(index.name) {
+                if let old = sql.supersededIndex(index.name), existing.contains(old), !wanted.contains(where: { $0.name == old }) {
+                    try connection.execute("DROP INDEX \(sql.dialect.quote(old))")
+                }
+                try connection.execute(index.statement)
+            }
         }
     }
 
