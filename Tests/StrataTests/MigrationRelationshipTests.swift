@@ -141,6 +141,22 @@ enum DV2 {
     }
 }
 
+/// V1 with a new field for a transform to fill and a derived count over the (unchanged) pets.
+enum XV2 {
+    @Entity(name: "Person")
+    struct Person {
+        var name: String = ""
+        var nickname: String = ""
+        @Relationship var pets: [Pet.ID] = []
+        @Derived(count: \XV2.Person.pets) var petCount: Int
+    }
+
+    @Entity(name: "Pet")
+    struct Pet {
+        var name: String = ""
+    }
+}
+
 @Suite("Migrations of relationships", .timeLimit(.minutes(1)))
 struct MigrationRelationshipTests {
     let r1 = Schema("V1", RV1.Person.self, RV1.Pet.self)
@@ -322,5 +338,42 @@ struct MigrationRelationshipTests {
         await stack.close()
         #expect(try storeValue(path, "SELECT count(*) FROM Keeper_toys") == "2")
         #expect(try storeValue(path, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'Owner%'") == "0")
+    }
+
+    @Test("a transform that changes a to-many relationship or a derived field is refused; one that does not keeps every link")
+    func transformOfRelationships() async throws {
+        let directory = try TemporaryDirectory()
+        let x2 = Schema("V2", XV2.Person.self, XV2.Pet.self)
+        let cases: [(String, @Sendable (MigrationObject, inout XV2.Person) throws -> Void)] = [
+            ("pets", { _, person in person.pets.append(EntityID(rawValue: 1)) }),
+            ("petCount", { _, person in person.petCount = 7 }),
+        ]
+        for (index, (field, body)) in cases.enumerated() {
+            let path = directory.path("refused\(index).sqlite")
+            _ = try await makeRelationshipStore(at: path)
+            // Before, the change was dropped without a word and the migration committed.
+            let error = await expectStrataError(.invalidMigration) {
+                try await DataStack(
+                    SchemaHistory(r1, x2, steps: [MigrationStep(from: "V1", to: "V2", .transform(XV2.Person.self, body))]),
+                    storage: SQLiteStore(path: path))
+            }
+            #expect(error?.field == field, "\(String(describing: error))")
+            #expect(error?.message.contains("changed \(field) of object") == true, "\(String(describing: error))")
+            #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
+        }
+        // A transform that leaves them alone migrates, and the links it did not see come through whole.
+        let path = directory.path("kept.sqlite")
+        let (ada, _, pets) = try await makeRelationshipStore(at: path)
+        let stack = try await DataStack(
+            SchemaHistory(r1, x2, steps: [MigrationStep(from: "V1", to: "V2", .transform(XV2.Person.self) { old, person in
+                #expect(person.pets.isEmpty)
+                person.nickname = try old.value("name", as: String.self).lowercased()
+            })]),
+            storage: SQLiteStore(path: path))
+        let migrated = try #require(try await stack.fetchExisting(EntityID<XV2.Person>(rawValue: ada)))
+        #expect(migrated.nickname == "ada")
+        #expect(migrated.pets.map(\.rawValue) == [pets["Rex"], pets["Tom"], pets["Kit"]])
+        #expect(migrated.petCount == 3)
+        await stack.close()
     }
 }

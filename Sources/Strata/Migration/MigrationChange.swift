@@ -53,22 +53,54 @@ public struct MigrationChange: Sendable {
     }
 
     /// Migrates every object of the destination entity `E` through `body`: the object arrives as the
-    /// inferred step would make it (fields copied, renamed, widened or filled; to-many relationships
-    /// empty, as they are kept apart and carried over unchanged), and `body` can read the source object by
-    /// field name and change the destination object as it likes. IDs never change.
+    /// inferred step would make it (fields copied, renamed, widened or filled), and `body` can read the
+    /// source object by field name and change the destination object's stored fields and to-one
+    /// relationships as it likes. IDs never change.
+    ///
+    /// To-many relationships arrive empty and derived fields with their type's zero: both are kept
+    /// apart from the object's row (to-many relationships are carried over unchanged, derived fields
+    /// are computed when read). A `body` that changes one of them throws
+    /// ``StrataError/Code/invalidMigration`` naming the object and the field, and the migration rolls
+    /// back: change relationships in a ``custom(_:)`` change, or in a transaction after the migration.
     public static func transform<E: Entity>(
         _ type: E.Type, _ body: @escaping @Sendable (MigrationObject, inout E) throws -> Void
     ) -> MigrationChange {
-        MigrationChange(kind: .transform(entity: E.entityDescription.name, Transform(entity: E.entityDescription) { row, source, insert in
+        let description = E.entityDescription
+        let keptApart = !description.toMany.isEmpty || !description.derived.isEmpty
+        return MigrationChange(kind: .transform(entity: description.name, Transform(entity: description) { row, source, insert in
             var object = try E(row: row)
+            let before = keptApart ? FieldEncoder.collect(object) : nil
             try body(source, &object)
             var encoder = FieldEncoder(mode: .bind(insert, firstIndex: 2))
             object.encodeFields(to: &encoder)
             if let failure = encoder.failure {
-                let field = encoder.failedField.flatMap { $0 < E.entityDescription.fields.count ? E.entityDescription.fields[$0].property : nil }
-                throw failure.with(entity: E.entityDescription.name, field: field)
+                let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
+                throw failure.with(entity: description.name, field: field)
+            }
+            if let before, let field = changedKeptApartField(description, before: before, after: encoder) {
+                throw StrataError(
+                    .invalidMigration,
+                    "The transform of \(description.name) changed \(field) of object \(source.id). A transform writes "
+                        + "stored fields and to-one relationships only: to-many relationships arrive empty and are carried "
+                        + "over unchanged, derived fields are computed when read. Change relationships in a .custom change "
+                        + "of the step, or in a transaction after the migration.",
+                    entity: description.name, field: field)
             }
         }))
+    }
+
+    /// The to-many relationship or derived field (its property name) that differs between the object
+    /// before a transform (`before`) and after it (`after`), or nil.
+    private static func changedKeptApartField(
+        _ description: EntityDescription, before: FieldEncoder, after: FieldEncoder
+    ) -> String? {
+        for (index, ids) in after.relationships.enumerated() where index < before.relationships.count {
+            if ids != before.relationships[index] { return description.toMany[index].property }
+        }
+        for (index, value) in after.derivedValues.enumerated() where index < before.derivedValues.count {
+            if value != before.derivedValues[index] { return description.derived[index].property }
+        }
+        return nil
     }
 
     /// Deletes the objects of the source version's entity `name` for which `predicate` returns true,
