@@ -108,4 +108,39 @@ struct UnsafeTransactionTests {
         try await stack.perform { tx in try tx.create(Into<Person>()) }
         #expect(try await stack.fetchCount(From<Person>()) == 1)
     }
+
+    @Test("close() ends an open unsafe transaction: its uncommitted work is rolled back, its later calls throw stackClosed")
+    func closeEndsOpenUnsafeTransaction() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("test.sqlite")
+        let stack = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "committed" } }
+        try await unsafe.commit()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "pending" } }
+        // Before, close() waited for end() forever (the test's time limit failed it).
+        await stack.close()
+        await expectStrataError(.stackClosed) {
+            try await unsafe.perform { tx in try tx.create(Into<Person>()) }
+        }
+        await expectStrataError(.stackClosed) { try await unsafe.commit() }
+        await unsafe.end()
+        let reopened = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        #expect(try await reopened.fetchAll(From<Person>()).map(\.name) == ["committed"])
+        await reopened.close()
+    }
+
+    @Test("a transaction queued behind an unsafe transaction still runs when close() ends it")
+    func closeLetsQueuedTransactionRun() async throws {
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in try tx.create(Into<Person>()) { $0.name = "pending" } }
+        let queued = Task { try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "queued" }.id } }
+        await stack.writer.waitForTurnWaiters(1)
+        await stack.close()
+        // The queued transaction ran after the unsafe transaction's rollback, before the connection closed.
+        _ = try await queued.value
+        await expectStrataError(.stackClosed) { _ = try await stack.fetchCount(From<Person>()) }
+        await expectStrataError(.stackClosed) { try await unsafe.commit() }
+    }
 }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Tracing
 import Logging
+import Synchronization
 
 /// Unsafe transactions: one holds the writer's turn across its caller's awaits, runs each block in a
 /// savepoint, and commits when its owner says so (see ``DataStack/beginUnsafe()``).
@@ -30,7 +31,9 @@ extension Writer {
 
     /// Starts an unsafe transaction for a caller that holds the turn.
     private func startUnsafe(span: (any Span)?) throws -> UInt64 {
-        if connection.isClosed {
+        // Once closing has begun, an unsafe transaction (even one queued before) would hold the writer
+        // past the close: it is refused, where a queued transaction still runs.
+        if connection.isClosed || isClosing.load(ordering: .acquiring) {
             passTurn()
             throw Connection.closedError
         }
@@ -48,6 +51,7 @@ extension Writer {
     /// The unsafe transaction of `token`.
     private func unsafe(_ token: UInt64) throws(StrataError) -> Transaction {
         guard let hold = unsafeTransaction, hold.token == token else {
+            if isClosing.load(ordering: .acquiring) { throw Connection.closedError }
             throw StrataError(.transactionClosed, "This unsafe transaction has ended; begin a new one.")
         }
         return hold.transaction

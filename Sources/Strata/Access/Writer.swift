@@ -186,18 +186,18 @@ actor Writer {
         await turn.waitForWaiters(count)
     }
 
-    /// Waits for the running transaction (and any queued before), then closes the connection.
-    /// Transactions queued after the close throw ``StrataError/Code/stackClosed``.
+    /// Ends an open unsafe transaction, waits for the running transaction (and any queued before), then
+    /// closes the connection. Transactions queued after the close throw ``StrataError/Code/stackClosed``.
     func close() async {
+        // An unsafe transaction still open holds the turn, for as long as its owner likes: closing
+        // rolls back its uncommitted work and ends it (its later calls throw stackClosed). The
+        // transactions queued behind it then run, as those queued before a close do.
+        if let hold = unsafeTransaction { endUnsafe(hold.token) }
         // Closing must not be abandoned when the closing task is cancelled: wait in a task of its own.
         let turn = self.turn
         // A second close finds the turn closed by the first: the connection is closed already.
         guard case .success = await Task(operation: { try await turn.acquire() }).result else { return }
         rollback()
-        unsafeTransaction?.transaction.isOpen = false
-        unsafeTransaction?.finishSpan()
-        unsafeTransaction = nil
-        openUnsafeToken.withLock { $0 = nil }
         connection.close()
         _ = turn.close(Connection.closedError)
         // The thread ends once this job returns; a later call runs on a short-lived thread and throws.

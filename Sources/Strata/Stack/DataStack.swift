@@ -287,6 +287,10 @@ public final class DataStack: Sendable {
     /// and, for an ``InMemoryStore``, removes its files. Afterwards every call throws ``StrataError/Code/stackClosed`` (a held generation's too),
     /// even while the `DataStack` value is still referenced.
     ///
+    /// An ``UnsafeTransaction`` still open is not waited for (its owner may never end it): its
+    /// uncommitted work is rolled back, it ends, and its later calls throw
+    /// ``StrataError/Code/stackClosed``; the transactions queued behind it run first.
+    ///
     /// Closing is optional: a stack that is released closes itself, in the same way, soon after (its
     /// publishers' and streams' iterations then end too: they hold the stack's parts, not the stack).
     /// Close explicitly when the file must be free at a known point (before moving or deleting it, or

@@ -11,7 +11,8 @@ import Tracing
 /// }
 /// await import.end()
 /// ```
-/// It holds the writer from ``DataStack/beginUnsafe()`` until ``end()`` (or until it is released):
+/// It holds the writer from ``DataStack/beginUnsafe()`` until ``end()`` (or until it is released, or
+/// its stack closes, which rolls back what was not committed):
 /// other transactions wait, reads go on and see only committed work. Each ``perform(_:)`` block runs
 /// in a savepoint: a block that throws leaves no trace, and the uncommitted work before it stays.
 /// Ending it, or letting it go, rolls back whatever was not committed.
