@@ -47,6 +47,18 @@ struct Reader {
 
 let relationshipSchema = Schema("V1", Owner.self, Critter.self, Shelf.self, Volume.self, Reader.self)
 
+@Entity
+struct Playlist {
+    var name: String = ""
+    @Relationship(inverse: \Track.playlists) var tracks: [Track.ID] = []
+}
+
+@Entity
+struct Track {
+    var title: String = ""
+    @Relationship var playlists: [Playlist.ID] = []
+}
+
 /// The details of a statement's `EXPLAIN QUERY PLAN` rows, joined.
 func queryPlan(_ path: String, _ explain: String) throws -> String {
     let connection = try Connection(path: path, options: Connection.Options())
@@ -234,6 +246,33 @@ struct RelationshipTests {
         try await stack.perform { tx in try tx.delete(volumes[1]) }
         #expect(try await stack.fetchExisting(readers[0].id)?.volumes == [volumes[0].id])
         #expect(try await stack.fetchExisting(readers[1].id)?.volumes == [volumes[2].id])
+    }
+
+    @Test("a link added to a many-to-many goes last in the other side's list when that list is ordered, and is not numbered there when it is a set")
+    func manyToManyPositions() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("links.sqlite")
+        let stack = try await DataStack(
+            Schema("V1", Playlist.self, Track.self, Volume.self, Reader.self, Shelf.self), storage: SQLiteStore(path: path))
+        let (track, first, second) = try await stack.perform { tx in
+            let track = try tx.create(Into<Track>()) { $0.title = "T" }
+            let first = try tx.create(Into<Playlist>()) { $0.name = "P1" }
+            let second = try tx.create(Into<Playlist>()) { $0.name = "P2" }
+            return (track.id, first.id, second.id)
+        }
+        try await stack.perform { tx in try tx.edit(second) { $0.tracks = [track] } }
+        try await stack.perform { tx in try tx.edit(first) { $0.tracks = [track] } }
+        #expect(try await stack.fetchExisting(track)?.playlists == [second, first])
+        let volume = try await stack.perform { tx in
+            let volume = try tx.create(Into<Volume>()) { $0.title = "V" }
+            for name in ["R1", "R2", "R3"] { try tx.create(Into<Reader>()) { $0.name = name; $0.volumes = [volume.id] } }
+            return volume.id
+        }
+        #expect(try await stack.fetchExisting(volume)?.readers.count == 3)
+        await stack.close()
+        // Volume.readers is a set: a reader's link is not given the next position among the volume's
+        // links, which read all of them (each new tag of a popular tag cost more than the last).
+        #expect(try storeValue(path, "SELECT max(target_position) FROM Reader_volumes") == "0")
     }
 
     @Test("a one-way ordered to-many uses a join table, and loses members that are deleted")

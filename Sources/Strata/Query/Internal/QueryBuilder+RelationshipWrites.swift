@@ -46,13 +46,17 @@ extension QueryBuilder {
         "SELECT \(dialect.quote(column)) FROM \(qualified(table)) WHERE \(id) = ?"
     }
 
-    /// Inserts a join row, the target last in the source's list and the source last in the target's.
-    func insertJoinRow(table: String, own: String, other: String, position: String) -> String {
+    /// Inserts a join row at a position in the owner's list (the first `?`s: owner, member, position).
+    /// With `lastInOther`, the owner also goes last in the member's list (a fourth `?`: the member);
+    /// without, its position there is 0: that side is not ordered, and finding the last position would
+    /// read every link of the member.
+    func insertJoinRow(table: String, own: String, other: String, position: String, lastInOther: Bool) -> String {
         let otherPosition = position == "source_position" ? "target_position" : "source_position"
         let t = qualified(table)
-        return "INSERT INTO \(t) (\(dialect.quote(own)), \(dialect.quote(other)), \(dialect.quote(position)), "
-            + "\(dialect.quote(otherPosition))) VALUES (?, ?, ?, (SELECT coalesce(max(\(dialect.quote(otherPosition))) + 1, 0) "
-            + "FROM \(t) WHERE \(dialect.quote(other)) = ?))"
+        let columns = "INSERT INTO \(t) (\(dialect.quote(own)), \(dialect.quote(other)), \(dialect.quote(position)), "
+            + "\(dialect.quote(otherPosition))) VALUES (?, ?, ?, "
+        guard lastInOther else { return columns + "0)" }
+        return columns + "(SELECT coalesce(max(\(dialect.quote(otherPosition))) + 1, 0) FROM \(t) WHERE \(dialect.quote(other)) = ?))"
     }
 
     /// `SELECT own FROM join WHERE other = ?`: the objects whose relationship holds an object.

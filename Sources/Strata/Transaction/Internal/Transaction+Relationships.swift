@@ -137,10 +137,12 @@ extension Transaction {
                     recordMembershipChange(relationship.target, member, toMany: inverse)
                 }
             }
-            for member in added {
-                let offset = Int64(new.firstIndex(of: member) ?? 0)
-                try run(builder.insertJoinRow(table: table, own: own, other: other, position: position),
-                        [.integer(id), .integer(member), .integer(offset), .integer(member)])
+            let inverseIsOrdered = relationship.inverseToMany
+                .flatMap { graph.toMany(relationship.target, $0) }?.isOrdered ?? false
+            let insert = builder.insertJoinRow(table: table, own: own, other: other, position: position, lastInOther: inverseIsOrdered)
+            for (offset, member) in new.enumerated() where !oldMembers.contains(member) {
+                let values: [DatabaseValue] = [.integer(id), .integer(member), .integer(Int64(offset))]
+                try run(insert, inverseIsOrdered ? values + [.integer(member)] : values)
                 if let inverse = relationship.inverseToMany {
                     recordMembershipChange(relationship.target, member, toMany: inverse)
                 }
