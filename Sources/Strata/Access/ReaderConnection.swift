@@ -77,7 +77,8 @@ actor ReaderConnection {
     }
 
     /// `BEGIN DEFERRED`, the body, `COMMIT`; on any error every statement is reset and the transaction
-    /// rolled back.
+    /// rolled back. A value the body could not decode because another stack migrated the store throws
+    /// `schemaMismatch` (see ``Connection/explainingMigration(_:)``).
     private func readTransaction<T>(span: (any Span)?, oneStore: Bool = false, _ body: (Connection) throws -> T) throws -> T {
         try Task.checkCancellation()
         try connection.beginRead(oneStore: oneStore)
@@ -89,9 +90,10 @@ actor ReaderConnection {
             try connection.run(.commit)
             return result
         } catch {
+            let explained = connection.explainingMigration(error)
             endTransaction()
             if Task.isCancelled { throw CancellationError() }
-            throw error
+            throw explained
         }
     }
 
@@ -173,8 +175,9 @@ actor ReaderConnection {
                 return (batch, reader.connection.statementCount &- statementsBefore)
             }
         }.mapError { error -> any Error in
+            let explained = connection.explainingMigration(error)
             endTransaction()
-            return Task.isCancelled ? CancellationError() : error
+            return Task.isCancelled ? CancellationError() : explained
         }.get()
     }
 
@@ -244,9 +247,10 @@ actor ReaderConnection {
     /// by another task, runs before or after them, never between (the awaits around the body are
     /// suspension points where it could).
     ///
-    /// - Throws: what `body` throws; ``PinFailure/unpinned`` when the token no longer holds the
-    ///   connection; ``PinFailure/transactionLost(underlying:)`` when the transaction was not open at
-    ///   the end (its result could mix states, so it is not returned).
+    /// - Throws: what `body` throws (`schemaMismatch` for a value it cannot decode because another
+    ///   stack migrated the store, see ``Connection/explainingMigration(_:)``); ``PinFailure/unpinned``
+    ///   when the token no longer holds the connection; ``PinFailure/transactionLost(underlying:)`` when
+    ///   the transaction was not open at the end (its result could mix states, so it is not returned).
     ///
     /// With a `span`, the body runs in its context, and the statements it ran are set on it.
     func readPinned<T: Sendable>(
@@ -259,6 +263,7 @@ actor ReaderConnection {
                 try Task.checkCancellation()
                 let statementsBefore = reader.connection.statementCount
                 let result = Result { try StackTracer.within(span) { try body(reader.connection) } }
+                    .mapError { reader.connection.explainingMigration($0) }
                 span?.setStrataAttributes(statements: reader.connection.statementCount &- statementsBefore, entities: [])
                 reader.connection.resetActiveStatements()
                 guard reader.connection.isInTransaction else {

@@ -43,6 +43,9 @@ actor Writer {
     /// for a history another connection may have turned on since (see
     /// ``adoptHistoryIfTurnedOn(dataVersion:)``).
     var historyLookedAt: Int64?
+    /// The main store's `PRAGMA data_version` when the writer last found the store at the stack's schema
+    /// version (see ``checkStoreVersion(dataVersion:)``).
+    var versionLookedAt: Int64?
     /// Whether some store of the stack keeps a persistent history (this stack turned it on, or another
     /// one did); a store added later may turn it on.
     nonisolated var recordsHistory: Bool { historyKept.withLock { $0 } }
@@ -341,9 +344,11 @@ actor Writer {
             // store before that (a read snapshot taken first could keep the write from starting), so it
             // looks for a history another connection turned on only when it opens or adds a store.
             if connection.holdsWriteLock(store: 0) {
-                let version = history == nil ? try connection.dataVersion(store: 0) : nil
+                let version = history == nil || connection.expectedSchemaVersion != nil
+                    ? try connection.dataVersion(store: 0) : nil
+                if let version { try checkStoreVersion(dataVersion: version) }
                 try ids.checkExternalChanges(connection, store: 0, current: version)
-                if let version { try adoptHistoryIfTurnedOn(dataVersion: version) }
+                if history == nil, let version { try adoptHistoryIfTurnedOn(dataVersion: version) }
             }
         } catch {
             rollback()
@@ -351,12 +356,28 @@ actor Writer {
         }
     }
 
+    /// Refuses to write to a store that another stack or process migrated to another version since this
+    /// stack opened it: its objects would be written as this stack's version declares them, into tables
+    /// of the other version. Looks at the store's metadata only when another connection committed since
+    /// the last look (`dataVersion`, the store's `PRAGMA data_version`, changed), which a migration does;
+    /// called at the start of each write transaction, holding the write lock, so no migration can
+    /// commit before the transaction ends. A stack of several stores has no version to compare with
+    /// (``Connection/Options/schemaVersion`` is `nil`) and does not look.
+    private func checkStoreVersion(dataVersion version: Int64) throws(StrataError) {
+        guard version != versionLookedAt, let expected = connection.expectedSchemaVersion else { return }
+        if let stored = connection.storedSchemaVersion(), stored != expected {
+            // Not recorded as looked at: every later transaction is refused too.
+            throw connection.migratedError(stored: stored, expected: expected)
+        }
+        versionLookedAt = version
+    }
+
     /// Starts recording the persistent history when another connection turned it on for the store after
     /// this stack opened (a commit without its history would be lost to every consumer of it). Looks only
     /// when another connection committed since the last look (`dataVersion`, the store's `PRAGMA
     /// data_version`, changed), which turning the history on does; called at the start of each write
-    /// transaction, so the transaction that follows is recorded. The version is read once for this and
-    /// the ID counters' check.
+    /// transaction, so the transaction that follows is recorded. The version is read once for this, the
+    /// schema version's check and the ID counters' check.
     private func adoptHistoryIfTurnedOn(dataVersion version: Int64) throws(StrataError) {
         guard version != historyLookedAt else { return }
         historyLookedAt = version

@@ -58,7 +58,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// The transaction was used after it committed, rolled back or ended; or a ``ReadGeneration`` was
         /// used after it was released, or after SQLite ended its read transaction (its message says which).
         public static let transactionClosed = Code(.transactionClosed)
-        /// The store was made with another schema than the one the stack was opened with.
+        /// The store was made with another schema than the one the stack was opened with, or another
+        /// stack or process migrated it to another version while this stack had it open.
         public static let schemaMismatch = Code(.schemaMismatch)
         /// A schema history, migration chain or migration step cannot be used (a cycle, an unknown
         /// version, an entity dropped without saying so, a change that needs a value or a transform); the

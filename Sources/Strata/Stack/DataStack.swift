@@ -153,7 +153,8 @@ public final class DataStack: Sendable {
         }
         // Every stack counts its commits under the gate: list publishers learn which commits a read sees.
         options.commitGate = Locked(0)
-        // A statement that finds a table or column missing tells whether another stack migrated the store.
+        // Whether another stack migrated the store: looked at by a statement that finds a table or column
+        // missing, a read that cannot decode a value, and a write transaction after another's commit.
         if !layout.isPartitioned { options.schemaVersion = schema.version }
         var attachedContexts: [StoreContext] = []
         for (planned, tag) in zip(layout.attached, tags.dropFirst()) {

@@ -49,9 +49,7 @@ extension Connection {
             // "no such table", "no such column", "table … has no column named …": the store may have moved on.
             if let expected = expectedSchemaVersion, let stored = storedSchemaVersion(), stored != expected {
                 code = .schemaMismatch
-                what = "The store at \(path) is at version \(stored) now: another stack or process migrated it while "
-                    + "this stack, made for version \(expected), had it open (\(text)). Close this stack, and open the "
-                    + "store with a schema history that includes version \(stored)."
+                what = migratedMessage(stored: stored, expected: expected, detail: text)
             } else {
                 code = .sqlite
             }
@@ -61,9 +59,39 @@ extension Connection {
         return StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
     }
 
+    /// A read's error, explained when the store moved on: a ``StrataError/Code/typeMismatch`` (a stored
+    /// value the stack's entities cannot decode) becomes ``StrataError/Code/schemaMismatch`` when the
+    /// store's metadata names another version than the one the stack was made for, which another stack
+    /// or process migrated it to while this one had it open. Any other error is returned as it is.
+    ///
+    /// Reads the metadata only for a type mismatch, so reads that succeed cost nothing more. Call it
+    /// inside the read transaction that failed: the version read is then the one of the data read.
+    func explainingMigration(_ error: any Error) -> any Error {
+        guard let expected = expectedSchemaVersion, let strata = error as? StrataError, strata.code == .typeMismatch,
+            let stored = storedSchemaVersion(), stored != expected
+        else { return error }
+        return StrataError(
+            .schemaMismatch, migratedMessage(stored: stored, expected: expected, detail: strata.message),
+            entity: strata.entity, field: strata.field)
+    }
+
+    /// The error of a write transaction that found the store at `stored`, another version than the one
+    /// the stack was made for (see ``Options/schemaVersion``).
+    func migratedError(stored: String, expected: String) -> StrataError {
+        StrataError(.schemaMismatch, migratedMessage(stored: stored, expected: expected, detail: nil))
+    }
+
+    /// Says that another stack or process migrated the store to `stored` while this stack, made for
+    /// `expected`, had it open, and what to do; `detail` is what failed, if anything did.
+    private func migratedMessage(stored: String, expected: String, detail: String?) -> String {
+        "The store at \(path) is at version \(stored) now: another stack or process migrated it while this stack, "
+            + "made for version \(expected), had it open" + (detail.map { " (\($0))" } ?? "") + ". Close this stack, "
+            + "and open the store with a schema history that includes version \(stored)."
+    }
+
     /// The schema version the store's metadata holds now, read with SQLite's own calls (not through
     /// ``error(rc:sql:message:)``); `nil` when it cannot be read.
-    private func storedSchemaVersion() -> String? {
+    func storedSchemaVersion() -> String? {
         var statement: OpaquePointer?
         let sql = "SELECT value FROM main.strata_metadata WHERE key = 'schema_version'"
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }

@@ -32,8 +32,9 @@ final class Connection {
         /// those added later, before its next read.
         var attachments: AttachmentList?
         /// The schema version the stack expects in the store's metadata (`nil`: not checked). A statement
-        /// that fails with `SQLITE_ERROR` (no such table or column, say) then checks whether another
-        /// stack migrated the store meanwhile.
+        /// that fails with `SQLITE_ERROR` (no such table or column, say), a read that cannot decode a value
+        /// (``Connection/explainingMigration(_:)``) and the writer's transactions then check whether
+        /// another stack migrated the store meanwhile.
         var schemaVersion: String?
         /// Shared by the connections of a stack (see ``beginRead(snapshot:oneStore:)``); it counts the
         /// commits that went through it. (Not `Locked<Void>`: ThreadSanitizer takes the
