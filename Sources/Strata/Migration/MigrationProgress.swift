@@ -9,6 +9,11 @@
 /// The sequence ends when the migration ends, whether it succeeded, failed, or was not needed. It
 /// keeps only the newest event for a consumer that falls behind (each event holds the whole state), so
 /// a migration never waits for its consumer, and nobody has to consume it. One consumer iterates it.
+///
+/// A progress serves one opening of a stack, or one ``DataStack/addStorage(_:progress:)``: once its
+/// sequence has ended it can report nothing more, so giving it to a second one (after the first, or
+/// while the first still runs) throws ``StrataError/Code/invalidArgument`` before anything is opened,
+/// and leaves the first one's sequence as it was. Make a new `MigrationProgress` for each.
 public struct MigrationProgress: AsyncSequence, Sendable {
     /// Where a migration is.
     public struct Event: Sendable, Hashable {
@@ -49,6 +54,8 @@ public struct MigrationProgress: AsyncSequence, Sendable {
 
     private let stream: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
+    /// Whether an opening or `addStorage` took the progress already (see ``claim()``).
+    private let claimed = Locked(false)
 
     /// A progress to pass to ``DataStack/init(_:storage:configuration:progress:)``.
     public init() {
@@ -57,6 +64,25 @@ public struct MigrationProgress: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> AsyncStream<Event>.Iterator {
         stream.makeAsyncIterator()
+    }
+
+    /// Takes the progress for the opening or `addStorage` that was given it, which finishes it when it
+    /// ends; call it before anything else, and finish the progress only once it returned.
+    ///
+    /// - Throws: ``StrataError/Code/invalidArgument`` when another one took it already: its sequence
+    ///   ended with that one (or will), and would report nothing of this one.
+    func claim() throws(StrataError) {
+        let taken = claimed.withLock { taken in
+            defer { taken = true }
+            return taken
+        }
+        guard !taken else {
+            throw StrataError(
+                .invalidArgument,
+                "This MigrationProgress was given to another stack or addStorage(_:progress:) already; its sequence ends "
+                    + "with that migration, so it would report nothing of this one. Make a new MigrationProgress for each "
+                    + "stack you open and each store you add.")
+        }
     }
 
     func report(_ event: Event) {

@@ -35,10 +35,15 @@ extension DataStack {
     /// configuration say: the history restricted to the configuration's entities. A custom change
     /// (``MigrationChange/custom(_:)``) runs in the default configuration's store only. Entities do not
     /// move between stores: an entity a version moves to another configuration starts empty there.
+    /// `progress` receives every store's migration, one after the other, and ends with the last.
+    ///
+    /// - Throws: the errors of ``init(_:storages:configuration:)`` and of
+    ///   ``init(_:storage:configuration:progress:)``.
     public convenience init(
         _ history: SchemaHistory, storages: [any Storage], configuration: Configuration = Configuration(),
         progress: MigrationProgress? = nil
     ) async throws {
+        try progress?.claim()
         defer { progress?.finish() }
         let schema = try history.validate()
         try await self.init(
@@ -78,7 +83,9 @@ extension DataStack {
     /// - Parameters:
     ///   - storage: The store, named for its configuration (`.configuration("Archive")`).
     ///   - progress: Receives the added store's migration's progress, as at opening (see
-    ///     ``MigrationProgress``); it finishes when `addStorage` returns or throws.
+    ///     ``MigrationProgress``); it finishes when `addStorage` returns or throws. A progress serves
+    ///     one call: one given to a stack or store before is refused with
+    ///     ``StrataError/Code/invalidArgument``.
     /// Stores are added one at a time: a call made while another adds a store waits for it.
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` when the schema declares no configurations, the
@@ -87,6 +94,7 @@ extension DataStack {
     ///   `CancellationError` when the task is cancelled while it waits for another call to add its
     ///   store; ``StrataError/Code/stackClosed`` when the stack closes meanwhile.
     public func addStorage(_ storage: some Storage, progress: MigrationProgress? = nil) async throws {
+        try progress?.claim()
         defer { progress?.finish() }
         let location = try storage.location()
         let key = location.configuration ?? ""

@@ -78,15 +78,18 @@ public final class DataStack: Sendable {
     ///   - storage: ``InMemoryStore`` (the default) or ``SQLiteStore``.
     ///   - configuration: Pool size, timeouts, durability and logging.
     ///   - progress: Receives the migration's progress, if you want to show it; it ends when the
-    ///     migration does.
+    ///     migration does. A progress serves one stack (see ``MigrationProgress``).
     /// - Throws: ``StrataError`` with ``StrataError/Code/invalidMigration`` for a history, chain or step
     ///   that cannot work (before any file is opened) or data a step cannot migrate as declared,
     ///   ``StrataError/Code/schemaMismatch`` for a store outside the history, a constraint code when
-    ///   the migrated data violates one; `CancellationError` when the task was cancelled.
+    ///   the migrated data violates one, ``StrataError/Code/invalidArgument`` for a `progress` given to
+    ///   another stack or store already (before any file is opened); `CancellationError` when the task
+    ///   was cancelled.
     public convenience init(
         _ history: SchemaHistory, storage: some Storage = InMemoryStore(), configuration: Configuration = Configuration(),
         progress: MigrationProgress? = nil
     ) async throws {
+        try progress?.claim()
         defer { progress?.finish() }
         let schema = try history.validate()
         try await self.init(
