@@ -64,4 +64,16 @@ extension MigrationTests {
         #expect(reported.last?.isFinished == true && reported.allSatisfy { $0.overallTotalRows == 2 }, "\(reported)")
         #expect(try storeValue(paths[3], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "D1")
     }
+
+    @Test("a forecast says a step that only adds fields copies no rows instead of claiming the table's rows")
+    func forecastOfAddedFields() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("dial.sqlite")
+        try await makeDialStore(at: path, count: 3)
+        let forecast = try await DataStack.forecast(reportingHistory, storage: SQLiteStore(path: path))
+        let dial = try #require(forecast.steps.first?.entities.first)
+        #expect(dial.entity == "Dial" && dial.kind == .inferred)
+        #expect(dial.rows == 0)
+        #expect(forecast.description == "D1 → D2: Dial inferred (in place, no rows copied)", "\(forecast)")
+    }
 }

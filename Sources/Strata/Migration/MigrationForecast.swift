@@ -31,8 +31,10 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         public let sourceEntity: String?
         /// How the step migrates the entity.
         public let kind: Kind
-        /// The objects the step reads: the rows of the source table (for the first step, counted in the
-        /// store; for later steps, carried over from the earlier ones).
+        /// The rows the step works through: every row of the source table for ``Kind/rebuild`` and
+        /// ``Kind/custom`` (copied, or passed through the transform) and for ``Kind/delete`` (dropped with
+        /// the table); 0 for ``Kind/create`` and ``Kind/inferred``, which copy none. Counted in the store
+        /// for the first step; for later steps, carried over from the earlier ones.
         public let rows: Int
     }
 
@@ -40,8 +42,9 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable {
         /// A new entity: an empty table.
         case create
-        /// The table stays: unchanged, or renamed, with columns added or renamed and indexes changed, in
-        /// time that does not depend on the number of rows.
+        /// The table stays: unchanged, or renamed, with columns added or renamed (`ALTER TABLE`) and
+        /// indexes changed. No row is copied (an index added reads the table once to build it), so
+        /// ``EntityChange/rows`` is 0.
         case inferred
         /// The table is rebuilt and every row copied in SQL (a type widened, a field removed, a field that
         /// becomes required or unique, a relationship's storage).
@@ -52,12 +55,17 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         case delete
     }
 
+    /// The steps in one line: per entity, its kind and the rows it works through (an entity changed in
+    /// place says that no rows are copied), as in `V1 → V2: Person rebuild (2 rows), Post create (0
+    /// rows), Tag inferred (in place, no rows copied)`.
     public var description: String {
         guard let storeVersion else { return "new store at \(currentVersion)" }
         guard isMigrationRequired else { return "store at \(storeVersion): no migration needed" }
         return steps.map { step in
-            "\(step.source) → \(step.destination): " + step.entities.map { "\($0.entity) \($0.kind.rawValue) (\($0.rows) rows)" }
-                .joined(separator: ", ") + (step.customChanges > 0 ? ", \(step.customChanges) custom change(s)" : "")
+            "\(step.source) → \(step.destination): " + step.entities.map { change in
+                "\(change.entity) \(change.kind.rawValue) "
+                    + (change.kind == .inferred ? "(in place, no rows copied)" : "(\(change.rows) rows)")
+            }.joined(separator: ", ") + (step.customChanges > 0 ? ", \(step.customChanges) custom change(s)" : "")
         }.joined(separator: "; ")
     }
 }

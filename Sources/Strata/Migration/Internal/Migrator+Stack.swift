@@ -97,15 +97,17 @@ extension Migrator {
             for (plan, rows) in zip(plans, rows) {
                 var entities: [MigrationForecast.EntityChange] = []
                 for table in plan.tables {
-                    let count = table.source.map { rows[$0.name] ?? 0 } ?? 0
-                    let kind: MigrationForecast.Kind =
+                    // The rows a step works through: those it copies, transforms or drops. A table kept in
+                    // place (columns added or renamed with ALTER TABLE) copies none, whatever it holds.
+                    let (kind, worksThroughRows): (MigrationForecast.Kind, Bool) =
                         switch table.action {
-                        case .create: .create
-                        case .alter: .inferred
-                        case .rebuild: .rebuild
-                        case .transform: .custom
-                        case .delete: .delete
+                        case .create: (.create, false)
+                        case .alter: (.inferred, false)
+                        case .rebuild: (.rebuild, true)
+                        case .transform: (.custom, true)
+                        case .delete: (.delete, true)
                         }
+                    let count = worksThroughRows ? table.source.map { rows[$0.name] ?? 0 } ?? 0 : 0
                     entities.append(MigrationForecast.EntityChange(
                         entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count))
                 }
