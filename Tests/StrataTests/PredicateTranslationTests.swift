@@ -160,6 +160,27 @@ struct PredicateTranslationTests {
         }
     }
 
+    @Test("negative literals and negated captured numbers compare as Swift does; the negation of a field is refused")
+    func negatedNumbers() async throws {
+        let (stack, all) = try await predicateStack()
+        let low = 0.5
+        let predicates: [Predicate<PredicateItem>] = [
+            #Predicate { $0.score > -0.5 },
+            #Predicate { $0.score == -1 },
+            #Predicate { $0.score <= -1.0 },
+            #Predicate { -low < $0.score },
+            #Predicate { $0.age + 0 > 1 || $0.score < -low },
+        ]
+        // Before, each threw unsupportedQuery naming PredicateExpressions.UnaryMinus.
+        for predicate in predicates.prefix(4) {
+            try await expectSameAsSwift(predicate, in: stack, all)
+        }
+        await expectUnsupported(predicates[4], in: stack, naming: "Arithmetic")
+        let smallest = Int.min
+        await expectUnsupported(#Predicate { $0.age > -smallest }, in: stack, naming: "does not fit in Int")
+        await stack.close()
+    }
+
     @Test("comparisons of two fields match Swift's evaluation")
     func fieldAndFieldComparisons() async throws {
         let (stack, all) = try await predicateStack()

@@ -20,6 +20,29 @@ extension PredicateExpressions.Value: SQLTranslatablePredicateExpression {
     }
 }
 
+extension PredicateExpressions.UnaryMinus: SQLTranslatablePredicateExpression {
+    /// `-100` in `$0.balance > -100` is a literal to the user, and to Swift a prefix minus applied to
+    /// 100: a number known before the query runs is negated here. The negation of anything SQL computes
+    /// is arithmetic, which is not translated.
+    func sqlTerm<E: Entity>(in translator: PredicateTranslator<E>) throws(StrataError) -> PredicateTerm {
+        let operand = try translator.translate(wrapped)
+        guard case .constant(let value) = operand, let number = value as? Wrapped.Output else {
+            throw translator.failure(
+                "construct \(PredicateConstructName.describe(self)) of \(operand.summary)",
+                "only a number known before the query runs (a literal or a captured value) can be negated; "
+                    + "arithmetic on fields is not translated. Compare with a value computed before the predicate.")
+        }
+        if let integer = number as? any FixedWidthInteger, Self.isMinimum(integer) {
+            throw translator.failure("prefix `-` of \(number)", "its negation does not fit in \(Wrapped.Output.self).")
+        }
+        return .constant(-number)
+    }
+
+    private static func isMinimum<I: FixedWidthInteger>(_ integer: I) -> Bool {
+        integer == I.min
+    }
+}
+
 extension PredicateExpressions.NilLiteral: SQLTranslatablePredicateExpression {
     func sqlTerm<E: Entity>(in translator: PredicateTranslator<E>) throws(StrataError) -> PredicateTerm {
         .null(Wrapped.self)
