@@ -127,6 +127,24 @@ struct RelationshipTests {
         withExtendedLifetime(directory) {}
     }
 
+    @Test("an optional field compares with a value through key-path operators; nil never matches, nor a nil to-one")
+    func optionalKeyPathComparisons() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, critters) = try await makeOwnerWithCritters(stack)
+        let stray = try await stack.perform { tx in
+            _ = try tx.create(Into<Owner>()) { $0.name = "Lonely" }
+            return try tx.create(Into<Critter>()) { $0.name = "Stray"; $0.age = 9 }
+        }
+        // These did not compile before: Int? is not Comparable.
+        #expect(try await stack.fetchAll(From<Owner>().where(\.oldest > 5)).map(\.id) == [owner.id])
+        #expect(try await stack.fetchAll(From<Owner>().where(\.oldest >= 7)).map(\.id) == [owner.id])
+        #expect(try await stack.fetchCount(From<Owner>().where(\.oldest < 100)) == 1)
+        #expect(try await stack.fetchCount(From<Owner>().where(\.oldest <= 6)) == 0)
+        let old = try await stack.fetchAll(From<Critter>().where(\.owner?.oldest >= 7).orderBy(.ascending(\.id)))
+        #expect(old.map(\.id) == critters.map(\.id))
+        #expect(!old.contains { $0.id == stray.id })
+    }
+
     @Test("editing the to-many side moves foreign keys and reports every object that changed")
     func editToMany() async throws {
         let (stack, _) = try await makeStack(schema: relationshipSchema)

@@ -53,3 +53,22 @@ extension KeyPath where Root: Entity, Value: DatabaseValueConvertible & Comparab
     public static func >= (lhs: KeyPath, rhs: KeyPath) -> Where<Root> { compare(lhs, .greaterOrEqual, rhs) }
 
 }
+
+extension KeyPath where Root: Entity, Value: DatabaseValueConvertible {
+    // An optional field compared with a value, as CoreStore and Core Data allow (Swift's `Optional` is
+    // not `Comparable`): SQL's rule applies, so an object whose field is `nil` never matches, nor
+    // through a to-one relationship that is `nil` (`\.owner?.age > 6`).
+
+    /// The optional field is less than the value; `nil` never matches.
+    public static func < <Wrapped>(lhs: KeyPath, rhs: Wrapped) -> Where<Root>
+    where Value == Wrapped?, Wrapped: DatabaseValueConvertible & Comparable { compare(lhs, .less, .some(rhs)) }
+    /// The optional field is at most the value; `nil` never matches.
+    public static func <= <Wrapped>(lhs: KeyPath, rhs: Wrapped) -> Where<Root>
+    where Value == Wrapped?, Wrapped: DatabaseValueConvertible & Comparable { compare(lhs, .lessOrEqual, .some(rhs)) }
+    /// The optional field is greater than the value; `nil` never matches.
+    public static func > <Wrapped>(lhs: KeyPath, rhs: Wrapped) -> Where<Root>
+    where Value == Wrapped?, Wrapped: DatabaseValueConvertible & Comparable { compare(lhs, .greater, .some(rhs)) }
+    /// The optional field is at least the value; `nil` never matches.
+    public static func >= <Wrapped>(lhs: KeyPath, rhs: Wrapped) -> Where<Root>
+    where Value == Wrapped?, Wrapped: DatabaseValueConvertible & Comparable { compare(lhs, .greaterOrEqual, .some(rhs)) }
+}
