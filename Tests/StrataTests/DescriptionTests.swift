@@ -2,6 +2,12 @@ import Foundation
 import Testing
 @testable import Strata
 
+@Entity
+struct KeywordPost {
+    var like: Int = 0
+    var `in`: String = ""
+}
+
 /// Queries, schemas and stacks describe themselves the way they were written.
 @Suite("Descriptions")
 struct DescriptionTests {
@@ -36,6 +42,40 @@ struct DescriptionTests {
         #expect((\ChainEmployee.company ~ \ChainCompany.city ~ \ChainCity.name == "Paris").description == #"company.city.name == "Paris""#)
         #expect(Where<ChainEmployee>("company.city.name == 'Paris'").description == #"company.city.name == "Paris""#)
         #expect(From<Critter>().prefetching(\.owner).description == "From<Critter> prefetching owner")
+        // A nil owner never matches these; the text says so, since `owner.name != "Ada"` alone would match it.
+        #expect((\Critter.owner ~ \Owner.name != "Ada").description == #"owner != nil AND owner.name != "Ada""#)
+        #expect((!(\Critter.age > 3) || .related(\Critter.owner, !(\Owner.name == "Ada"))).description
+            == #"NOT age > 3 OR (owner != nil AND NOT owner.name == "Ada")"#)
+    }
+
+    @Test("a filter through a relationship, and a field named like a reserved word, parse back to filters matching the same objects")
+    func relationshipAndKeywordRoundTrip() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        try await stack.perform { tx in
+            let ada = try tx.create(Into<Owner>()) { $0.name = "Ada" }
+            let bob = try tx.create(Into<Owner>()) { $0.name = "Bob" }
+            try tx.create(Into<Critter>()) { $0.name = "Rex"; $0.age = 3; $0.owner = ada.id }
+            try tx.create(Into<Critter>()) { $0.name = "Tom"; $0.age = 7; $0.owner = bob.id }
+            try tx.create(Into<Critter>()) { $0.name = "Stray"; $0.age = 5 }
+        }
+        let filters: [Where<Critter>] = [
+            \.owner ~ \.name != "Ada",
+            .related(\.owner, !(\.name == "Ada")),
+            .related(\.owner, \.name == "Ada" || \.name != "Bob"),
+            !(\.owner ~ \.name != "Ada"),
+            \.owner ~ \.name == "Bob",
+            \.age > 4 || \.owner ~ \.name != "Bob",
+        ]
+        for filter in filters {
+            let text = filter.description
+            let expected = try await stack.fetchAll(From<Critter>().where(filter)).map(\.name).sorted()
+            // Before, the first three read back matched Stray too.
+            let parsed = try await stack.fetchAll(From<Critter>().where(Where(validating: text))).map(\.name).sorted()
+            #expect(parsed == expected, "\(text)")
+        }
+        let keyword: Where<KeywordPost> = \.like > 10 && \.in == "x"
+        #expect(keyword.description == #"#like > 10 AND #in == "x""#)
+        #expect(try Where<KeywordPost>(validating: keyword.description).description == keyword.description)
     }
 
     @Test("a filter's description parses back to a filter that matches the same objects")

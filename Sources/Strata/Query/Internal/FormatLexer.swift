@@ -87,6 +87,13 @@ struct FormatLexer {
         characters = Array(format)
     }
 
+    /// `key` written so that the grammar reads it back as a key: a reserved word gets its `#` escape
+    /// (a dotted key path never reads as one).
+    static func writtenKey(_ key: String) -> String {
+        let upper = key.uppercased()
+        return FormatKeyword(rawValue: upper) != nil || unsupportedWords.contains(upper) ? "#" + key : key
+    }
+
     /// All tokens, ending with ``FormatToken/Kind/end``.
     static func tokenize(_ format: String) throws(FormatError) -> [FormatToken] {
         var lexer = FormatLexer(format)

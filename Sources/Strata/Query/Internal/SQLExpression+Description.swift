@@ -18,7 +18,7 @@ extension SQLExpression {
         let next = depth + 1
         switch self {
         case .column(let column):
-            return prefix + column.path
+            return FormatLexer.writtenKey(prefix + column.path)
         case .value(let value):
             return Self.literal(value)
         case .constant(let value):
@@ -58,17 +58,38 @@ extension SQLExpression {
         case .not(let operand):
             return "NOT " + operand.text(within: .not, prefix, next)
         case .related(_, _, let property, let condition):
-            return condition.formatText(prefix: prefix + property + ".", depth: next)
+            let text = condition.formatText(prefix: prefix + property + ".", depth: next)
+            // A filter through a to-one relationship never matches a nil relationship, where the
+            // text's `owner.name != "Ada"` reads a nil owner's name as nil: say so where it matters.
+            guard condition.mayMatchNulls else { return text }
+            let guarded = "\(FormatLexer.writtenKey(prefix + property)) != nil"
+            return "\(guarded) AND " + (condition.binding < .and ? "(\(text))" : text)
         case .anyRelated(_, _, let property, let condition), .allRelated(_, _, let property, let condition):
             let quantifier = if case .anyRelated = self { "ANY" } else { "ALL" }
             if condition.binding == .comparison {
                 return "\(quantifier) " + condition.formatText(prefix: prefix + property + ".", depth: next)
             }
-            return "\(quantifier) \(prefix)\(property) (\(condition.formatText(depth: next)))"
+            return "\(quantifier) \(FormatLexer.writtenKey(prefix + property)) (\(condition.formatText(depth: next)))"
         case .invalid(let error):
             return "<invalid: \(error.message)>"
         case .storeChecked(_, let inner):
             return inner.formatText(prefix: prefix, depth: depth)
+        }
+    }
+
+    /// Whether the condition can hold for a row whose columns are all `NULL` (a nil to-one
+    /// relationship's object, as the text reads it): a test of `!=`, `== nil`, `NOT`, `NOT IN` or
+    /// `TRUEPREDICATE` somewhere in it. Conservative: it may say yes where the whole could not match.
+    private var mayMatchNulls: Bool {
+        switch self {
+        case .compare(_, let comparison, _): comparison == .notEqual
+        case .isNull, .not: true
+        case .inList(_, _, let negated): negated
+        case .constant(let value): value
+        case .allOf(let operands), .anyOf(let operands): operands.contains { $0.mayMatchNulls }
+        case .related(_, _, _, let condition), .storeChecked(_, let condition): condition.mayMatchNulls
+        case .allRelated: true
+        case .column, .value, .between, .text, .anyRelated, .invalid: false
         }
     }
 
@@ -77,7 +98,10 @@ extension SQLExpression {
         case .anyOf: .or
         case .allOf: .and
         case .not: .not
-        case .related(_, _, _, let condition), .storeChecked(_, let condition): condition.binding
+        case .related(_, _, _, let condition):
+            // Guarded by `… != nil AND` when it may match nulls (see formatText).
+            condition.mayMatchNulls ? min(condition.binding, .and) : condition.binding
+        case .storeChecked(_, let condition): condition.binding
         default: .comparison
         }
     }
