@@ -9,7 +9,16 @@ extension DataStack {
                 let entity = changes.changes(for: E.self)
                 return entity.updated[id.rawValue] != nil || entity.deleted.contains(id.rawValue)
             },
-            isDuplicate: { $0 == $1 },
+            isDuplicate: { old, new in
+                // Swift's `==` on text follows canonical equivalence; the store, and Strata, compare bytes:
+                // an edit that only changed a text's normalization is a new value to deliver.
+                guard old == new else { return false }
+                guard let old, let new else { return true }
+                let before = FieldEncoder.collect(old)
+                let after = FieldEncoder.collect(new)
+                return before.values == after.values && before.relationships == after.relationships
+                    && before.derivedValues == after.derivedValues
+            },
             fetch: { _, _, connection in
                 // The stores as of this fetch: a publisher sees stores added after it was made.
                 let store = stores.current
