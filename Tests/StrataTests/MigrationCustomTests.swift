@@ -111,7 +111,7 @@ struct MigrationCustomTests {
         let history = SchemaHistory(v1, v2, v3, steps: [Self.mergeAndSplit, Self.countPhones])
         let forecast = try await DataStack.forecast(history, storage: SQLiteStore(path: path))
         #expect(forecast.steps.map(\.customChanges) == [1, 1])
-        #expect(forecast.description.contains("Address delete (1 rows), 1 custom change(s)"), "\(forecast)")
+        #expect(forecast.description.contains("Address delete (1 row), 1 custom change"), "\(forecast)")
         let stack = try await DataStack(history, storage: SQLiteStore(path: path))
         let people = try await stack.fetchAll(From<FV3.Person>().orderBy(.ascending(\.name)))
         #expect(people.map(\.id.rawValue) == [ada, bob])

@@ -64,8 +64,9 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         return steps.map { step in
             "\(step.source) → \(step.destination): " + step.entities.map { change in
                 "\(change.entity) \(change.kind.rawValue) "
-                    + (change.kind == .inferred ? "(in place, no rows copied)" : "(\(change.rows) rows)")
-            }.joined(separator: ", ") + (step.customChanges > 0 ? ", \(step.customChanges) custom change(s)" : "")
+                    + (change.kind == .inferred ? "(in place, no rows copied)" : "(\(change.rows) row\(change.rows == 1 ? "" : "s"))")
+            }.joined(separator: ", ")
+                + (step.customChanges > 0 ? ", \(step.customChanges) custom change\(step.customChanges == 1 ? "" : "s")" : "")
         }.joined(separator: "; ")
     }
 }
