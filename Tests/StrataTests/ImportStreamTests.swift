@@ -29,6 +29,27 @@ struct ImportStreamTests {
         #expect(try await stack.fetchOne(From<ImportedAuthor>().where(\.key == "k0"))?.name == "n2000")
     }
 
+    @Test("a progress given to a second import is refused before anything is read; the first one's stays as it was")
+    func progressReused() async throws {
+        let stack = try await DataStack(importSchema)
+        let progress = ImportProgress()
+        let (first, firstFeed) = feed()
+        for index in 0..<10 { firstFeed.yield(AuthorSource(key: "a\(index)", name: "first")) }
+        firstFeed.finish()
+        try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: first, chunkSize: 4, progress: progress)
+        #expect(progress.latest.chunksCommitted == 3)
+        let (second, secondFeed) = feed()
+        secondFeed.yield(AuthorSource(key: "b0", name: "second"))
+        secondFeed.finish()
+        // Before, the second import ran, and its progress reported nothing: the sequence had ended.
+        let error = await expectStrataError(.invalidArgument) {
+            try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: second, chunkSize: 4, progress: progress)
+        }
+        #expect(error?.message.contains("new ImportProgress") == true)
+        #expect(progress.latest.chunksCommitted == 3 && progress.latest.inserted == 10)
+        #expect(try await stack.fetchCount(From<ImportedAuthor>()) == 10)
+    }
+
     @Test("cancelling a chunked import keeps the committed chunks and nothing of the chunk in progress")
     func cancellation() async throws {
         let stack = try await DataStack(importSchema)

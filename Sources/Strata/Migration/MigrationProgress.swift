@@ -72,11 +72,7 @@ public struct MigrationProgress: AsyncSequence, Sendable {
     /// - Throws: ``StrataError/Code/invalidArgument`` when another one took it already: its sequence
     ///   ended with that one (or will), and would report nothing of this one.
     func claim() throws(StrataError) {
-        let taken = claimed.withLock { taken in
-            defer { taken = true }
-            return taken
-        }
-        guard !taken else {
+        guard claimed.takeOnce() else {
             throw StrataError(
                 .invalidArgument,
                 "This MigrationProgress was given to another stack or addStorage(_:progress:) already; its sequence ends "

@@ -51,6 +51,7 @@ extension DataStack {
         _ sources: S, chunkSize: Int, progress: ImportProgress?,
         _ body: @escaping @Sendable (Transaction, [S.Element]) throws -> ImportResult<E>
     ) async throws -> ImportSummary where S.Element: Sendable {
+        try progress?.claim()
         defer { progress?.finish() }
         guard chunkSize > 0 else {
             throw StrataError(.invalidArgument, "chunkSize must be at least 1 (it was \(chunkSize)).")

@@ -44,3 +44,13 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension Locked where Value == Bool {
+    /// Sets the flag, and returns whether this call did (it was clear): the first caller takes it.
+    func takeOnce() -> Bool {
+        withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
+    }
+}
