@@ -2,25 +2,14 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// A dial whose version D2 only adds a field: the table stays, no row is copied.
-enum ReportingV1 {
-    @Entity(name: "Dial") struct Dial { var position: Int = 0 }
-}
+/// A gauge whose version G2 only adds a field (`ProgressV1` → `ProgressV2`): the table stays, no row is copied.
+let reportingHistory = SchemaHistory(Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self))
 
-enum ReportingV2 {
-    @Entity(name: "Dial") struct Dial {
-        var position: Int = 0
-        var unit: String = "deg"
-    }
-}
-
-let reportingHistory = SchemaHistory(Schema("D1", ReportingV1.Dial.self), Schema("D2", ReportingV2.Dial.self))
-
-/// A store of version D1 at `path` holding `count` dials, closed.
-private func makeDialStore(at path: String, count: Int) async throws {
-    let stack = try await DataStack(Schema("D1", ReportingV1.Dial.self), storage: SQLiteStore(path: path))
+/// A store of version G1 at `path` holding `count` gauges, closed.
+private func makeGaugeStore(at path: String, count: Int) async throws {
+    let stack = try await DataStack(Schema("G1", ProgressV1.Gauge.self), storage: SQLiteStore(path: path))
     try await stack.perform { tx in
-        for position in 0..<count { _ = try tx.create(Into<ReportingV1.Dial>()) { $0.position = position } }
+        for position in 0..<count { _ = try tx.create(Into<ProgressV1.Gauge>()) { $0.level = position } }
     }
     await stack.close()
 }
@@ -31,7 +20,7 @@ extension MigrationTests {
     func progressReused() async throws {
         let directory = try TemporaryDirectory()
         let paths = ["a", "b", "c", "d"].map { directory.path("\($0).sqlite") }
-        for path in paths { try await makeDialStore(at: path, count: 2) }
+        for path in paths { try await makeGaugeStore(at: path, count: 2) }
         let progress = MigrationProgress()
         let collector = Task { var count = 0; for await _ in progress { count += 1 }; return count }
         await (try DataStack(reportingHistory, storage: SQLiteStore(path: paths[0]), progress: progress)).close()
@@ -42,13 +31,13 @@ extension MigrationTests {
             try await DataStack(reportingHistory, storage: SQLiteStore(path: paths[1]), progress: progress)
         }
         #expect(error?.message.contains("new MigrationProgress") == true, "\(String(describing: error))")
-        #expect(try storeValue(paths[1], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "D1")
+        #expect(try storeValue(paths[1], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
         // A progress given to a second opening while the first migrates: the second is refused, and the
         // first one's sequence goes on to its finished event.
         let latch = Latch()
         let held = SchemaHistory(
-            Schema("D1", ReportingV1.Dial.self), Schema("D2", ReportingV2.Dial.self),
-            steps: [MigrationStep(from: "D1", to: "D2", .transform(ReportingV2.Dial.self) { _, _ in latch.hold() })])
+            Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self),
+            steps: [MigrationStep(from: "G1", to: "G2", .transform(ProgressV2.Gauge.self) { _, _ in latch.hold() })])
         let shared = MigrationProgress()
         let events = Task { var events: [MigrationProgress.Event] = []; for await event in shared { events.append(event) }; return events }
         let opening = Task { try await DataStack(held, storage: SQLiteStore(path: paths[2]), progress: shared) }
@@ -62,18 +51,18 @@ extension MigrationTests {
         // Every event is the held migration's (it copies 2 rows; the refused one would have copied none).
         let reported = await events.value
         #expect(reported.last?.isFinished == true && reported.allSatisfy { $0.overallTotalRows == 2 }, "\(reported)")
-        #expect(try storeValue(paths[3], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "D1")
+        #expect(try storeValue(paths[3], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
     }
 
     @Test("a forecast says a step that only adds fields copies no rows instead of claiming the table's rows")
     func forecastOfAddedFields() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("dial.sqlite")
-        try await makeDialStore(at: path, count: 3)
+        try await makeGaugeStore(at: path, count: 3)
         let forecast = try await DataStack.forecast(reportingHistory, storage: SQLiteStore(path: path))
         let dial = try #require(forecast.steps.first?.entities.first)
-        #expect(dial.entity == "Dial" && dial.kind == .inferred)
+        #expect(dial.entity == "Gauge" && dial.kind == .inferred)
         #expect(dial.rows == 0)
-        #expect(forecast.description == "D1 → D2: Dial inferred (in place, no rows copied)", "\(forecast)")
+        #expect(forecast.description == "G1 → G2: Gauge inferred (in place, no rows copied)", "\(forecast)")
     }
 }
