@@ -90,6 +90,19 @@ struct ObjectPublisherTests {
         #expect(try await iterator.next()??.age == 3)
     }
 
+    @Test("a list publisher yields an edit that changed only a text's Unicode normalization, as an update")
+    func listNormalizationOnlyEdit() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "caf\u{E9}" } }
+        var iterator = stack.listPublisher(From<Person>().orderBy(.ascending(\.age))).makeAsyncIterator()
+        #expect(try await iterator.next()?.items.first?.name.utf8.count == 5)
+        // Before, the list kept the old bytes: its objects were == in Swift, so no snapshot was sent.
+        try await stack.perform { tx in try tx.edit(person) { $0.name = "cafe\u{301}" } }
+        let snapshot = try #require(try await iterator.next())
+        #expect(snapshot.items.first?.name.utf8.count == 6)
+        #expect(snapshot.diff?.updatedIDs == [person.id])
+    }
+
     @Test("the fields variant yields only when chosen fields change, with the fields that did")
     func fieldsVariant() async throws {
         let (stack, _) = try await makeStack()

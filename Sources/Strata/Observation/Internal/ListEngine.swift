@@ -99,6 +99,7 @@ struct ListEngine<E: Entity>: Sendable {
         if let section, case .failure(let error) = section.column { throw error }
         let seen = try connection.commitsSeen()
         let objects: [E]
+        var rewritten: Set<EntityID<E>> = []
         if let previous, changes != nil, let base = previous.commitsSeen, let seen,
             let since = log.changes(after: base, through: seen),
             let touched = touchedIDs(since, previousCount: previous.count)
@@ -112,6 +113,7 @@ struct ListEngine<E: Entity>: Sendable {
                     sections: previous.sections, diff: previous.diff, token: previous.token, diffBase: previous.diffBase,
                     commitsSeen: seen)
             }
+            rewritten = Self.rewritten(fresh, in: items)
             objects = merge(items, touched: touched, fresh: fresh)
         } else {
             objects = try connection.fetchAll(from, store: store)
@@ -120,7 +122,7 @@ struct ListEngine<E: Entity>: Sendable {
         let sections = group(objects)
         let snapshot = ListSnapshot(sections: sections, diff: nil, commitsSeen: seen)
         guard let previous else { return snapshot }
-        let related = relatedChanged(previous, objects)
+        let related = relatedChanged(previous, objects).union(rewritten)
         return ListSnapshot(
             sections: sections, diff: ListDiff(from: previous, to: snapshot, relatedChanged: related),
             carriesRelatedChanges: !related.isEmpty, token: snapshot.token, diffBase: previous.token, commitsSeen: seen)
@@ -150,6 +152,23 @@ struct ListEngine<E: Entity>: Sendable {
             if from.prefetches.contains(where: { !$0.isSameLoaded(before, object) }) { changed.insert(object.id) }
         }
         return changed
+    }
+
+    /// The re-read objects that are `==` to the list's copy in Swift but whose stored values differ: an
+    /// edit that changed only a text's Unicode normalization (Swift's `==` on text follows canonical
+    /// equivalence, the store compares bytes). Counted as updated, so the snapshot is delivered.
+    private static func rewritten(_ fresh: [E], in items: [E]) -> Set<EntityID<E>> {
+        guard !fresh.isEmpty else { return [] }
+        var reread: [EntityID<E>: E] = [:]
+        for object in fresh { reread[object.id] = object }
+        var rewritten: Set<EntityID<E>> = []
+        for before in items {
+            guard let object = reread[before.id], before == object,
+                FieldEncoder.collect(before).values != FieldEncoder.collect(object).values
+            else { continue }
+            rewritten.insert(object.id)
+        }
+        return rewritten
     }
 
     /// The IDs to re-read, or `nil` when a full fetch is needed.
