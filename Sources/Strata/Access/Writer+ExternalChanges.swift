@@ -1,0 +1,39 @@
+import Logging
+
+/// What the writer checks at the start of a write transaction when another connection committed
+/// since it last looked: that the store is still at the stack's schema version, and whether the
+/// persistent history was turned on (see ``Writer/begin()``).
+extension Writer {
+    /// Refuses to write to a store that another stack or process migrated to another version since this
+    /// stack opened it: its objects would be written as this stack's version declares them, into tables
+    /// of the other version. Looks at the store's metadata only when another connection committed since
+    /// the last look (`dataVersion`, the store's `PRAGMA data_version`, changed), which a migration does;
+    /// called at the start of each write transaction, holding the write lock, so no migration can
+    /// commit before the transaction ends. A stack of several stores has no version to compare with
+    /// (``Connection/Options/schemaVersion`` is `nil`) and does not look.
+    func checkStoreVersion(dataVersion version: Int64) throws(StrataError) {
+        guard version != versionLookedAt, let expected = connection.expectedSchemaVersion else { return }
+        if let stored = connection.storedSchemaVersion(), stored != expected {
+            // Not recorded as looked at: every later transaction is refused too.
+            throw connection.migratedError(stored: stored, expected: expected)
+        }
+        versionLookedAt = version
+    }
+
+    /// Starts recording the persistent history when another connection turned it on for the store after
+    /// this stack opened (a commit without its history would be lost to every consumer of it). Looks only
+    /// when another connection committed since the last look (`dataVersion`, the store's `PRAGMA
+    /// data_version`, changed), which turning the history on does; called at the start of each write
+    /// transaction, so the transaction that follows is recorded. The version is read once for this, the
+    /// schema version's check and the ID counters' check.
+    func adoptHistoryIfTurnedOn(dataVersion version: Int64) throws(StrataError) {
+        guard version != historyLookedAt else { return }
+        historyLookedAt = version
+        guard let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }
+        history = recorder
+        historyKept.withLock { $0 = true }
+        logger.notice(
+            "another connection turned on the store's persistent history, so this stack records it too",
+            metadata: ["strata.path": "\(files.path)"])
+    }
+}
