@@ -531,7 +531,7 @@ struct HardeningTests {
         // A process that has ended: its ID names no process (until reused, which keeps files, safely).
         let ended = Process()
         ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try launch(ended)
+        try ended.run()
         let process = ended
         try await onOwnThread { process.waitUntilExit() }
         let namespace = InMemoryStore.pidNamespace
@@ -563,7 +563,7 @@ struct HardeningTests {
         let input = Pipe(), output = Pipe()
         holder.standardInput = input
         holder.standardOutput = output
-        try launch(holder)
+        try holder.run()
         let reading = output.fileHandleForReading
         let line = try await onOwnThread { reading.availableData }   // once the probe says it holds the store
         #expect(String(decoding: line, as: UTF8.self).hasPrefix("holding"))
@@ -703,7 +703,7 @@ struct LongFilterTests {
         process.arguments = ["10000"]
         let output = Pipe()
         process.standardOutput = output
-        try launch(process)
+        try process.run()
         // The probe runs for seconds in a debug build: wait for it off Swift's pool.
         let reading = output.fileHandleForReading
         let data = try await onOwnThread {

@@ -1,16 +1,5 @@
 import Foundation
-import Synchronization
 import Testing
-
-/// One process launch at a time in the test process.
-private let launches = Mutex<Void>(())
-
-/// Starts `process`, one launch at a time across the tests: in a CI run where several tests ran
-/// processes at once, swift-corelibs-foundation's `Process.run()` crashed inside itself (a bad pointer
-/// in a `memmove` it made), a race of concurrent launches that serializing them avoids.
-func launch(_ process: Process) throws {
-    try launches.withLock { _ in try process.run() }
-}
 
 /// Runs `strata-probe` with `arguments`; `until`, when given, is called with each line
 /// printed, and the probe is killed with SIGKILL once it returns true. Returns the lines and how the
@@ -24,7 +13,7 @@ func runProbe(_ arguments: [String], killWhen until: (@Sendable (String) -> Bool
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
-    try launch(process)
+    try process.run()
     let reading = output.fileHandleForReading
     let lines = try await onOwnThread { () -> [String] in
         var lines: [String] = []
