@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 @testable import Strata
 
 /// A JSON-coded value whose decoding fails for a key of ``DecodeGate/poisoned()`` once it is poisoned
@@ -81,7 +82,7 @@ enum DecodeGate {
     fileprivate static func pass(_ key: String) {
         guard let gate = gates.withLock({ $0[key] }), !gate.isTaken.exchange(true, ordering: .relaxed) else { return }
         gate.reached.signal()
-        gate.open.wait()
+        gate.open.waitForTest()
     }
 
     /// Waits, off Swift's pool, until a decoding thread reached the gate.
@@ -106,7 +107,7 @@ final class Latch: Sendable {
     /// Called on the stack's thread: reports arrival, then waits for ``release()``.
     func hold() {
         reachedSemaphore.signal()
-        releaseSemaphore.wait()
+        releaseSemaphore.waitForTest()
     }
 
     /// Waits, off Swift's pool, until ``hold()`` was reached.
@@ -119,12 +120,28 @@ final class Latch: Sendable {
     }
 }
 
+extension DispatchSemaphore {
+    /// The longest a test waits for a signal that its own code sends: far past the tests' time limits,
+    /// so it never ends a wait that would have succeeded.
+    static let testWaitLimit = DispatchTimeInterval.seconds(150)
+
+    /// Waits for a signal that the test sends, on the thread that must wait (a stack's thread held on
+    /// purpose, or a thread of the test's own), for at most ``testWaitLimit``. A test that failed or ran
+    /// out of time before it sent the signal thus records an issue here and lets the thread go, instead
+    /// of holding the thread (and the task that awaits it, and with it the whole test run) forever.
+    func waitForTest(sourceLocation: SourceLocation = #_sourceLocation) {
+        if wait(timeout: .now() + Self.testWaitLimit) == .timedOut {
+            Issue.record("A semaphore the test should have signalled was not signalled", sourceLocation: sourceLocation)
+        }
+    }
+}
+
 /// Waits for a semaphore on a thread of its own, never on a thread shared with Swift's pool or dispatch's
 /// global queues (on a 2-core machine, two blocked ones would starve every task).
 func waitOnThread(_ semaphore: DispatchSemaphore) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         Thread {
-            semaphore.wait()
+            semaphore.waitForTest()
             continuation.resume()
         }.start()
     }

@@ -93,7 +93,7 @@ struct ConcurrencyTests {
             try await stack.read { context in
                 let before = try context.fetchCount(From<Person>())
                 insideContinuation.yield()
-                committedSignal.wait()
+                committedSignal.waitForTest()
                 let after = try context.fetchCount(From<Person>())
                 let ids = try context.fetchIDs(From<Person>())
                 return (before, after, ids.count)

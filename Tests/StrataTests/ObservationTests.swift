@@ -461,7 +461,7 @@ struct ObservationLoadTests {
         let blocker = Task {
             try await stack.read { _ in
                 holdingContinuation.yield()
-                release.wait()
+                release.waitForTest()
             }
         }
         for await _ in holding { break }

@@ -184,7 +184,7 @@ struct TransactionTests {
             try await stack.perform { tx in
                 _ = try tx.create(Into<Person>())
                 startedContinuation.yield()
-                cancelled.wait()
+                cancelled.waitForTest()
                 return try tx.fetchCount(From<Person>())
             }
         }
@@ -203,14 +203,19 @@ struct TransactionTests {
         let running = Task {
             try await stack.perform { tx in
                 startedContinuation.yield()
-                release.wait()
+                release.waitForTest()
                 _ = try tx.create(Into<Person>())
             }
         }
         for await _ in started { break }
+        var counts = stack.countPublisher(From<Person>()).makeAsyncIterator()
+        #expect(try await counts.next() == 0)
         let closing = Task { await stack.close() }
-        // close() marks the writer first thing; wait for that mark, not for a time.
-        while !stack.writer.isClosing.load(ordering: .acquiring) { await Task.yield() }
+        // close() marks the writer first thing, then ends the observations: once this iteration has
+        // ended, the mark is made (an event to await, not a time).
+        while try await counts.next() != nil {}
+        let isClosing = stack.writer.isClosing.load(ordering: .acquiring)
+        #expect(isClosing)
         await expectStrataError(.stackClosed) { try await stack.perform { tx in _ = try tx.create(Into<Person>()) } }
         release.signal()
         try await running.value
@@ -279,7 +284,7 @@ struct TransactionTests {
         let read = Task {
             try await stack.read { context in
                 readStartedContinuation.yield()
-                readCancelled.wait()
+                readCancelled.waitForTest()
                 try context.runForeverUntilInterrupted()
             }
         }
@@ -292,7 +297,7 @@ struct TransactionTests {
         let write = Task {
             try await stack.perform { tx in
                 writeStartedContinuation.yield()
-                writeCancelled.wait()
+                writeCancelled.waitForTest()
                 try tx.runForeverUntilInterrupted()
             }
         }
