@@ -529,11 +529,8 @@ struct HardeningTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         // A process that has ended: its ID names no process (until reused, which keeps files, safely).
-        let ended = Process()
-        ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
-        let process = ended
-        try await onOwnThread { process.waitUntilExit() }
+        let ended = try ChildProcess.spawn(URL(fileURLWithPath: "/bin/true"))
+        _ = try await onOwnThread { ended.waitUntilExit() }
         let namespace = InMemoryStore.pidNamespace
         let dead = "strata-memory-\(namespace)-\(ended.processIdentifier)-\(UUID()).sqlite"
         let mine = "strata-memory-\(namespace)-\(getpid())-\(UUID()).sqlite"
@@ -557,15 +554,8 @@ struct HardeningTests {
         // An old-format store (`strata-memory-<pid>-<uuid>`) held open by another process.
         let held = "strata-memory-\(Int32.max)-\(UUID()).sqlite"
         let probe = try #require(LongFilterTests.probeExecutable(), "the StrataProbe executable was not found")
-        let holder = Process()
-        holder.executableURL = probe
-        holder.arguments = ["hold", path(held)]
-        let input = Pipe(), output = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        let reading = output.fileHandleForReading
-        let line = try await onOwnThread { reading.availableData }   // once the probe says it holds the store
+        let holder = try ChildProcess.spawn(probe, ["hold", path(held)], readOutput: true, writeInput: true)
+        let line = try await onOwnThread { holder.read() }   // once the probe says it holds the store
         #expect(String(decoding: line, as: UTF8.self).hasPrefix("holding"))
         // Old-format sets nobody holds: one left by a crash (with a `-shm`), one long abandoned (without).
         let crashed = "strata-memory-12345-\(UUID()).sqlite"
@@ -581,8 +571,8 @@ struct HardeningTests {
         #expect(left.isSuperset(of: [held, held + "-shm", young]))
         #expect(left.isDisjoint(with: [crashed, crashed + "-wal", crashed + "-shm", abandoned]))
         // Once the holder ends (without closing, as in a crash), its store goes too.
-        try input.fileHandleForWriting.close()
-        try await onOwnThread { holder.waitUntilExit() }
+        holder.closeInput()
+        _ = try await onOwnThread { holder.waitUntilExit() }
         InMemoryStore.removeOrphans(in: directory.path)
         left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
         #expect(left == [young])
@@ -698,19 +688,9 @@ struct LongFilterTests {
     @Test("10,000 || and && terms work, 10,000 nested ! and parentheses throw, nothing crashes")
     func longFilters() async throws {
         let probe = try #require(Self.probeExecutable(), "the StrataProbe executable was not found beside the tests")
-        let process = Process()
-        process.executableURL = probe
-        process.arguments = ["10000"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let child = try ChildProcess.spawn(probe, ["10000"], readOutput: true)
         // The probe runs for seconds in a debug build: wait for it off Swift's pool.
-        let reading = output.fileHandleForReading
-        let data = try await onOwnThread {
-            let data = reading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return data
-        }
+        let (data, process) = try await onOwnThread { (child.readToEnd(), child.waitUntilExit()) }
         let text = String(decoding: data, as: UTF8.self)
         #expect(process.terminationReason == .exit, "the probe crashed (signal \(process.terminationStatus)); it printed:\n\(text)")
         #expect(process.terminationStatus == 0)
