@@ -41,16 +41,36 @@ enum TextFunction {
             // when folding makes it several (`ß` → `ss`, `ﬁ` → `fi`).
             return matches(left.map { fold(String($0), options) }, pattern: right.map { fold(String($0), options) })
         }
-        let left = fold(left, options)
-        let right = fold(right, options)
         switch TextTest(rawValue: test) {
-        case .contains: return right.isEmpty || left.contains(right)
-        case .beginsWith: return left.hasPrefix(right)
-        case .endsWith: return left.hasSuffix(right)
-        case .equals: return left == right
-        case .like: return false  // above
-        case nil: return false
+        case .equals: return fold(left, options) == fold(right, options)
+        case .contains: return find(right, in: left, options, atStart: false, atEnd: false)
+        case .beginsWith: return find(right, in: left, options, atStart: true, atEnd: false)
+        case .endsWith: return find(right, in: left, options, atStart: false, atEnd: true)
+        case .like, nil: return false  // `like` above
         }
+    }
+
+    /// Whether `right` is a run of whole characters of `left` (at its start or its end when asked), as
+    /// Foundation's `range(of:options:)` finds it: with case or diacritic folding, each character of
+    /// `left` is folded on its own and a match covers whole characters, so `"ﬁsh"` contains `"FISH"`
+    /// but not `"ish"`, and `"Straße"` contains `"SSE"` but not `"se"`.
+    private static func find(_ right: String, in left: String, _ options: TextOptions, atStart: Bool, atEnd: Bool) -> Bool {
+        guard options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive) else {
+            // Swift's own comparison of characters (canonically equivalent ones are equal).
+            if atStart { return left.hasPrefix(right) }
+            if atEnd { return left.hasSuffix(right) }
+            return right.isEmpty || left.contains(right)
+        }
+        let pattern = Array(fold(right, options))
+        if pattern.isEmpty { return true }
+        let text = FoldedText(left, options)
+        let count = text.characters.count
+        guard pattern.count <= count else { return false }
+        let starts = atEnd ? (count - pattern.count)...(count - pattern.count) : 0...(atStart ? 0 : count - pattern.count)
+        for start in starts where text.isBoundary[start] && text.isBoundary[start + pattern.count] {
+            if text.characters[start..<(start + pattern.count)].elementsEqual(pattern) { return true }
+        }
+        return false
     }
 
     static func fold(_ text: String, _ options: TextOptions) -> String {
@@ -98,3 +118,35 @@ enum TextFunction {
         return patternIndex == pattern.count
     }
 }
+
+/// A text's characters, each folded on its own (which may make one several: `ß` → `ss`), with where
+/// the text's own characters begin among them: a match found on these may not begin or end inside one.
+private struct FoldedText {
+    var characters: [Character] = []
+    /// For each position in ``characters`` and the end, whether one of the text's characters begins
+    /// there (the end counts as a beginning).
+    var isBoundary: [Bool] = []
+
+    init(_ text: String, _ options: TextOptions) {
+        characters.reserveCapacity(text.utf8.count)
+        isBoundary.reserveCapacity(text.utf8.count + 1)
+        let lowercasesASCII = options.contains(.caseInsensitive)
+        for character in text {
+            // One ASCII byte folds to itself, or to its lowercase letter: no call into Foundation. (Not
+            // `asciiValue`, which is "\n" for "\r\n".)
+            if character.utf8.count == 1, let ascii = character.utf8.first {
+                let folded = lowercasesASCII && (65...90).contains(ascii) ? ascii + 32 : ascii
+                characters.append(Character(Unicode.Scalar(folded)))
+                isBoundary.append(true)
+                continue
+            }
+            let folded = TextFunction.fold(String(character), options)
+            for (offset, piece) in folded.enumerated() {
+                characters.append(piece)
+                isBoundary.append(offset == 0)
+            }
+        }
+        isBoundary.append(true)
+    }
+}
+
