@@ -191,6 +191,32 @@ struct ListPublisherTests {
         #expect(list.applying(try #require(next.diff)) == next)
     }
 
+    @Test("section values that differ only in their Unicode normalization are two sections, in snapshots and diffs")
+    func normalizationSections() async throws {
+        // "café" decomposed sorts first (e + U+0301) and composed next (U+00E9): SQLite tells them apart.
+        let stack = try await makeItemStack([("a", 1, 0, "cafe\u{301}", false), ("b", 2, 0, "caf\u{E9}", false)])
+        var iterator = stack.listPublisher(From<Item>().sectionBy(\.nickname).orderBy(.ascending(\.name))).makeAsyncIterator()
+        let list = try #require(try await iterator.next())
+        #expect(list.sections.map(\.id.utf8.count) == [6, 5])
+        #expect(list.sections.map { $0.items.map(\.name) } == [["a"], ["b"]])
+        try await stack.perform { tx in try tx.create(Into<Item>()) { $0.name = "c"; $0.nickname = "caf\u{E9}" } }
+        let next = try #require(try await iterator.next())
+        #expect(next.sections.map { $0.items.map(\.name) } == [["a"], ["b", "c"]])
+        let diff = try #require(next.diff)
+        #expect(diff.insertedIDs.count == 1 && diff.insertedSections.isEmpty)
+        let applied = try #require(list.applying(diff))
+        #expect(applied.sections.map { $0.items.map(\.name) } == [["a"], ["b", "c"]])
+        #expect(applied.sections.map(\.id.utf8.count) == [6, 5])
+        // Moving "a" to the composed section removes the decomposed one.
+        let a = try #require(next.items.first)
+        try await stack.perform { tx in try tx.edit(a) { $0.nickname = "caf\u{E9}" } }
+        let last = try #require(try await iterator.next())
+        #expect(last.sections.map { $0.items.map(\.name) } == [["a", "b", "c"]])
+        #expect(last.sections.map(\.id.utf8.count) == [5])
+        #expect(try #require(last.diff).deletedSections.map(\.utf8.count) == [6])
+        #expect(next.applying(try #require(last.diff)) == last)
+    }
+
     @Test("each snapshot's diff leads from the previous snapshot to it, and names what changed")
     func diffs() async throws {
         let stack = try await makeItemStack(sampleItems)

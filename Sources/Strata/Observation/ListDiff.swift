@@ -28,20 +28,39 @@ public struct ListDiff<E: Entity>: Sendable {
         public let to: ListIndex
     }
 
-    /// A section's identity in a diff.
+    /// A section's identity in a diff. Two headers are equal when their identifiers and names are the
+    /// same UTF-8 bytes (not only canonically equivalent, as Swift's `==` of texts has it), as two
+    /// sections are (see ``ListSnapshot/Section``).
     public struct SectionHeader: Hashable, Sendable {
         /// The section identifier.
         public let id: String
         /// The display name.
         public let name: String?
+
+        public static func == (lhs: SectionHeader, rhs: SectionHeader) -> Bool {
+            ExactText(lhs.id) == ExactText(rhs.id) && lhs.name.hasSameBytes(as: rhs.name)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(ExactText(id))
+        }
     }
 
-    /// An object and the section it is in.
+    /// An object and the section it is in. Section identifiers compare by their UTF-8 bytes.
     public struct Item: Hashable, Sendable {
         /// The section identifier.
         public let sectionID: String
         /// The object.
         public let object: E
+
+        public static func == (lhs: Item, rhs: Item) -> Bool {
+            ExactText(lhs.sectionID) == ExactText(rhs.sectionID) && lhs.object == rhs.object
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(ExactText(sectionID))
+            hasher.combine(object)
+        }
     }
 
     /// How the section headers changed.
@@ -127,7 +146,7 @@ public struct ListDiff<E: Entity>: Sendable {
             }
         }
         // A change of section is a move too.
-        for id in newSurvivors where oldPlaces[id]!.sectionID != newPlaces[id]!.sectionID { moved.insert(id) }
+        for id in newSurvivors where ExactText(oldPlaces[id]!.sectionID) != ExactText(newPlaces[id]!.sectionID) { moved.insert(id) }
         return newSurvivors.compactMap { id in
             moved.contains(id) ? Move(id: id, from: oldPlaces[id]!.index, to: newPlaces[id]!.index) : nil
         }

@@ -17,11 +17,25 @@ public struct ListSnapshot<E: Entity>: Sendable, Equatable {
         /// The section field's value, written out: the text itself, or the number. Empty for `NULL` and
         /// for the one section of an unsectioned list; an empty text is `"\u{0}"` (and a text that
         /// starts with `"\u{0}"` gets one more in front), so that it is a section apart from `NULL`'s.
+        /// Texts that differ only in their Unicode normalization are sections apart, though Swift's `==`
+        /// calls their identifiers equal: compare identifiers by their `utf8` bytes.
         public let id: String
         /// The display name, from the `name` transform of ``From/sectionBy(_:name:)``.
         public let name: String?
         /// The objects, in order.
         public let items: [E]
+
+        /// Two sections are equal when their identifiers and names are the same UTF-8 bytes (texts that
+        /// differ only in their Unicode normalization are two section values, as they are to SQLite)
+        /// and they hold equal objects.
+        public static func == (lhs: Section, rhs: Section) -> Bool {
+            ExactText(lhs.id) == ExactText(rhs.id) && lhs.name.hasSameBytes(as: rhs.name) && lhs.items == rhs.items
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(ExactText(id))
+            hasher.combine(items)
+        }
     }
 
     /// The sections, in order. An unsectioned list has one section (when it is not empty).
@@ -89,9 +103,9 @@ public struct ListSnapshot<E: Entity>: Sendable, Equatable {
 
     /// Groups consecutive items into the sections of `headers`.
     static func grouping(_ items: [ListDiff<E>.Item], headers: [ListDiff<E>.SectionHeader], diff: ListDiff<E>?) -> ListSnapshot<E> {
-        var byID: [String: [E]] = [:]
-        for item in items { byID[item.sectionID, default: []].append(item.object) }
-        let sections = headers.map { Section(id: $0.id, name: $0.name, items: byID[$0.id] ?? []) }
+        var byID: [ExactText: [E]] = [:]
+        for item in items { byID[ExactText(item.sectionID), default: []].append(item.object) }
+        let sections = headers.map { Section(id: $0.id, name: $0.name, items: byID[ExactText($0.id)] ?? []) }
         return ListSnapshot(sections: sections, diff: diff)
     }
 

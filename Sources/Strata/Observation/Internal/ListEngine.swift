@@ -238,7 +238,7 @@ struct ListEngine<E: Entity>: Sendable {
         for object in objects {
             let value = FieldEncoder.values(of: object)[fieldIndex]
             let id = SectionBy<E>.identifier(of: value)
-            if current?.id != id {
+            if current.map({ ExactText($0.id) != ExactText(id) }) ?? true {
                 if let current { sections.append(ListSnapshot.Section(id: current.id, name: current.name, items: current.items)) }
                 current = (id, section.name(value), [])
             }
