@@ -149,4 +149,3 @@ private struct FoldedText {
         isBoundary.append(true)
     }
 }
-
