@@ -263,9 +263,9 @@ struct Migrator {
             switch join {
             case .create(let table):
                 try connection.execute(sql.createTable(table))
-                try reconcileIndexes(table: table.name, wanted: [sql.joinIndex(table)])
+                try reconcileIndexes(table: table.name, wanted: sql.joinIndexes(table))
             case .keep(_, let table):
-                try reconcileIndexes(table: table.name, wanted: [sql.joinIndex(table)])
+                try reconcileIndexes(table: table.name, wanted: sql.joinIndexes(table))
             case .drop:
                 break
             }

@@ -74,6 +74,11 @@ extension QueryBuilder {
         "UPDATE \(qualified(table)) SET \(dialect.quote(position)) = ? WHERE \(dialect.quote(own)) = ? AND \(dialect.quote(other)) = ?"
     }
 
+    /// `SELECT position FROM join WHERE own = ? AND other = ?`.
+    func joinPosition(table: String, own: String, other: String, position: String) -> String {
+        "SELECT \(dialect.quote(position)) FROM \(qualified(table)) WHERE \(dialect.quote(own)) = ? AND \(dialect.quote(other)) = ?"
+    }
+
     /// `DELETE FROM join WHERE column = ? RETURNING otherColumn`.
     func deleteJoinRows(table: String, column: String, returning: String) -> String {
         "DELETE FROM \(qualified(table)) WHERE \(dialect.quote(column)) = ? RETURNING \(dialect.quote(returning))"

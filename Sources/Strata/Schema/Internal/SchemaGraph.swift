@@ -42,6 +42,10 @@ struct SchemaGraph: Sendable {
         let name: String
         let ownerTable: String
         let otherTable: String
+        /// Whether the owner's list is ordered (by `source_position`).
+        var sourceIsOrdered = false
+        /// Whether the other side's list, the owner's inverse, is ordered (by `target_position`).
+        var targetIsOrdered = false
     }
 
     /// The suffix of the hidden position column of an ordered relationship stored in a foreign key.
@@ -175,12 +179,15 @@ struct SchemaGraph: Sendable {
                 table: table, ownColumn: owner ? "source" : "target", otherColumn: owner ? "target" : "source",
                 positionColumn: owner ? "source_position" : "target_position")
             if owner {
-                joinTables.append(JoinTable(name: table, ownerTable: entity.name, otherTable: targetName))
+                joinTables.append(JoinTable(
+                    name: table, ownerTable: entity.name, otherTable: targetName,
+                    sourceIsOrdered: relationship.isOrdered, targetIsOrdered: target.toMany[many].isOrdered))
             }
         } else {
             let table = "\(entity.name)_\(relationship.property)"
             storage = .joinTable(table: table, ownColumn: "source", otherColumn: "target", positionColumn: "source_position")
-            joinTables.append(JoinTable(name: table, ownerTable: entity.name, otherTable: targetName))
+            joinTables.append(JoinTable(
+                name: table, ownerTable: entity.name, otherTable: targetName, sourceIsOrdered: relationship.isOrdered))
         }
         return ToMany(
             source: entity.name, index: index, property: relationship.property, target: targetName,

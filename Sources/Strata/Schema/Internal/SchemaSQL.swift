@@ -106,9 +106,9 @@ struct SchemaSQL {
         return String(name.dropLast(suffix.count)) + "_index"
     }
 
-    /// `CREATE TABLE` and index of a join table of a to-many relationship.
+    /// `CREATE TABLE` and indexes of a join table of a to-many relationship.
     func create(_ join: SchemaGraph.JoinTable) -> [String] {
-        [createTable(join), joinIndex(join).statement]
+        [createTable(join)] + joinIndexes(join).map(\.statement)
     }
 
     /// The `CREATE TABLE` statement of a join table.
@@ -121,9 +121,18 @@ struct SchemaSQL {
             + "PRIMARY KEY (\"source\", \"target\")) WITHOUT ROWID"
     }
 
-    /// The index of a join table, by name.
-    func joinIndex(_ join: SchemaGraph.JoinTable) -> (name: String, statement: String) {
-        let name = join.name + "_target_index"
-        return (name, "CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(join.name)) (\"target\", \"source\")")
+    /// The indexes of a join table, by name: the links of an object seen from the other side, and for
+    /// each ordered side its links by position, so that reading a list in order and putting a link last
+    /// (the largest position plus one) read only an index's last entry, not every link of the object.
+    func joinIndexes(_ join: SchemaGraph.JoinTable) -> [(name: String, statement: String)] {
+        let table = dialect.quote(join.name)
+        var indexes: [(name: String, statement: String)] = []
+        let target = join.name + "_target_index"
+        indexes.append((target, "CREATE INDEX \(dialect.quote(target)) ON \(table) (\"target\", \"source\")"))
+        for (side, isOrdered) in [("source", join.sourceIsOrdered), ("target", join.targetIsOrdered)] where isOrdered {
+            let name = "\(join.name)_\(side)_position_index"
+            indexes.append((name, "CREATE INDEX \(dialect.quote(name)) ON \(table) (\"\(side)\", \"\(side)_position\")"))
+        }
+        return indexes
     }
 }

@@ -136,6 +136,11 @@ enum SchemaSetup {
                 try connection.execute(index.statement)
             }
         }
+        for join in graph.joinTables {
+            for index in sql.joinIndexes(join) where !existing.contains(index.name) {
+                try connection.execute(index.statement)
+            }
+        }
     }
 
     /// What differs between the store's tables and `schema`, for a message: entities without a table,

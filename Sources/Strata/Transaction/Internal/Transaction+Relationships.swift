@@ -126,8 +126,12 @@ extension Transaction {
                 }
             }
             if let position, relationship.isOrdered {
-                for (offset, member) in new.enumerated() {
-                    try run(builder.setPosition(table: relationship.target, column: position), [.integer(Int64(offset)), .integer(member)])
+                let moved = try firstMoved(from: old, to: new) { member throws(StrataError) in
+                    try integers(builder.selectColumn(position, table: relationship.target), [.integer(member)]).first
+                }
+                for offset in moved.offset..<new.count {
+                    try run(builder.setPosition(table: relationship.target, column: position),
+                            [.integer(moved.position + Int64(offset - moved.offset)), .integer(new[offset])])
                 }
             }
         case .joinTable(let table, let own, let other, let position):
@@ -139,22 +143,44 @@ extension Transaction {
             }
             let inverseIsOrdered = relationship.inverseToMany
                 .flatMap { graph.toMany(relationship.target, $0) }?.isOrdered ?? false
-            let insert = builder.insertJoinRow(table: table, own: own, other: other, position: position, lastInOther: inverseIsOrdered)
-            for (offset, member) in new.enumerated() where !oldMembers.contains(member) {
-                let values: [DatabaseValue] = [.integer(id), .integer(member), .integer(Int64(offset))]
-                try run(insert, inverseIsOrdered ? values + [.integer(member)] : values)
-                if let inverse = relationship.inverseToMany {
-                    recordMembershipChange(relationship.target, member, toMany: inverse)
+            // An ordered list keeps the stored positions of its members before the first change.
+            let moved = relationship.isOrdered
+                ? try firstMoved(from: old, to: new) { member throws(StrataError) in
+                    try integers(builder.joinPosition(table: table, own: own, other: other, position: position),
+                                 [.integer(id), .integer(member)]).first
                 }
-            }
-            if relationship.isOrdered {
-                for (offset, member) in new.enumerated() {
+                : (offset: 0, position: 0)
+            let insert = builder.insertJoinRow(table: table, own: own, other: other, position: position, lastInOther: inverseIsOrdered)
+            for (offset, member) in new.enumerated() {
+                let place = moved.position + Int64(offset - moved.offset)
+                guard oldMembers.contains(member) else {
+                    let values: [DatabaseValue] = [.integer(id), .integer(member), .integer(place)]
+                    try run(insert, inverseIsOrdered ? values + [.integer(member)] : values)
+                    if let inverse = relationship.inverseToMany {
+                        recordMembershipChange(relationship.target, member, toMany: inverse)
+                    }
+                    continue
+                }
+                if relationship.isOrdered, offset >= moved.offset {
                     try run(builder.setJoinPosition(table: table, own: own, other: other, position: position),
-                            [.integer(Int64(offset)), .integer(id), .integer(member)])
+                            [.integer(place), .integer(id), .integer(member)])
                 }
             }
         }
         recordMembershipChange(relationship.source, id, toMany: relationship.index)
+    }
+
+    /// Where the stored positions of an ordered list that went from `old` to `new` start to change: the
+    /// members before `offset` are where they were and keep their stored positions; the member at
+    /// `offset` and every later one take `position`, `position + 1`, … (one past the stored position of
+    /// the last member kept). Appending to a list of n members writes one position instead of n.
+    private func firstMoved(
+        from old: [Int64], to new: [Int64], storedPosition: (Int64) throws(StrataError) -> Int64?
+    ) throws(StrataError) -> (offset: Int, position: Int64) {
+        let kept = zip(old, new).prefix { $0 == $1 }.count
+        guard kept > 0 else { return (0, 0) }
+        let last = try storedPosition(new[kept - 1]) ?? Int64(kept - 1)
+        return (kept, last + 1)
     }
 
     // MARK: To-one
