@@ -55,3 +55,53 @@ extension MigrationTests {
         await new.close()
     }
 }
+
+/// The cache store's thumbnail in version V2, with a width.
+enum StaleCacheV2 {
+    @Entity(name: "Thumbnail") struct Thumbnail {
+        var url: String = ""
+        var bytes: Int = 0
+        var width: Int = 0
+    }
+}
+
+/// A stack of several stores left open on a version that another stack migrated one of its stores to.
+extension MigrationTests {
+    @Test("a stack of several stores refuses to write to a store another stack migrated alone, and writes to the others")
+    func staleStoreOfSeveral() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        try await stack.perform { tx in
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" }
+            try tx.create(Into<StoreNote>("Shared")) { $0.title = "first" }
+        }
+        // Another stack opens the cache store alone, as a stack of its one configuration, and migrates it.
+        let cachePath = directory.path("cache.sqlite")
+        let alone = try await DataStack(
+            SchemaHistory(Schema("V1", StoreThumbnail.self), Schema("V2", StaleCacheV2.Thumbnail.self)),
+            storage: SQLiteStore(path: cachePath))
+        await alone.close()
+        // Before, the write went into the V2 table as if it were V1's.
+        let error = await expectStrataError(.schemaMismatch) {
+            try await stack.perform { tx in
+                try tx.create(Into<StoreNote>("Shared")) { $0.title = "lost with the transaction" }
+                try tx.create(Into<StoreThumbnail>()) { $0.url = "b.png" }
+            }
+        }
+        let message = error?.message ?? ""
+        #expect(
+            message.contains(cachePath) && message.contains("at version V2") && message.contains("made for version V1"),
+            "\(String(describing: error))")
+        // Refused again (the store is still at V2); the transaction wrote nothing, in no store.
+        await expectStrataError(.schemaMismatch) {
+            try await stack.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "c.png" } }
+        }
+        #expect(try await stack.fetchAll(From<StoreNote>("Shared")).map(\.title) == ["first"])
+        #expect(try storeValue(cachePath, "SELECT group_concat(url) FROM Thumbnail") == "a.png")
+        // The other stores take writes as before.
+        try await stack.perform { tx in _ = try tx.create(Into<StoreNote>("Shared")) { $0.title = "second" } }
+        try await stack.perform { tx in _ = try tx.create(Into<StoreNote>(nil)) { $0.title = "main" } }
+        #expect(try await stack.fetchCount(From<StoreNote>()) == 3)
+        await stack.close()
+    }
+}

@@ -9,8 +9,8 @@ extension Writer {
     /// of the other version. Looks at the store's metadata only when another connection committed since
     /// the last look (`dataVersion`, the store's `PRAGMA data_version`, changed), which a migration does;
     /// called at the start of each write transaction, holding the write lock, so no migration can
-    /// commit before the transaction ends. A stack of several stores has no version to compare with
-    /// (``Connection/Options/schemaVersion`` is `nil`) and does not look.
+    /// commit before the transaction ends. A stack of several stores looks at each store when a write
+    /// transaction first writes to it instead (``Connection/lockForWriting(store:)``).
     func checkStoreVersion(dataVersion version: Int64) throws(StrataError) {
         guard version != versionLookedAt, let expected = connection.expectedSchemaVersion else { return }
         if let stored = connection.storedSchemaVersion(), stored != expected {

@@ -159,6 +159,9 @@ extension DataStack {
         options: Connection.Options, logger: Logger, progress: MigrationProgress?
     ) async throws -> UInt32 {
         let location = planned.location
+        // The store may be at an earlier version until it is migrated: its connections expect none.
+        var options = options
+        options.schemaVersion = nil
         // A schema with configurations keeps each configuration's entities in a store of their own.
         let isPartitioned = schema.hasConfigurations
         let storeSchema = isPartitioned ? schema.restricted(to: planned.configuration) : schema

@@ -156,9 +156,11 @@ public final class DataStack: Sendable {
         }
         // Every stack counts its commits under the gate: list publishers learn which commits a read sees.
         options.commitGate = Locked(0)
-        // Whether another stack migrated the store: looked at by a statement that finds a table or column
-        // missing, a read that cannot decode a value, and a write transaction after another's commit.
-        if !layout.isPartitioned { options.schemaVersion = schema.version }
+        // Whether another stack migrated a store: looked at by a statement that finds a table or column
+        // missing, a read that cannot decode a value, and a write transaction after another's commit (in
+        // a stack of several stores, the first write to each store in a transaction). Every store of a
+        // stack is at its schema's version.
+        options.schemaVersion = schema.version
         var attachedContexts: [StoreContext] = []
         for (planned, tag) in zip(layout.attached, tags.dropFirst()) {
             attachedContexts.append(try StoreContext(

@@ -47,9 +47,9 @@ extension Connection {
                 + "values up in Swift from a fetch."
         case SQLITE_ERROR where expectedSchemaVersion != nil:
             // "no such table", "no such column", "table … has no column named …": the store may have moved on.
-            if let expected = expectedSchemaVersion, let stored = storedSchemaVersion(), stored != expected {
+            if let expected = expectedSchemaVersion, let migrated = migratedStore(expected: expected) {
                 code = .schemaMismatch
-                what = migratedMessage(stored: stored, expected: expected, detail: text)
+                what = migratedMessage(path: migrated.path, stored: migrated.version, expected: expected, detail: text)
             } else {
                 code = .sqlite
             }
@@ -68,32 +68,45 @@ extension Connection {
     /// inside the read transaction that failed: the version read is then the one of the data read.
     func explainingMigration(_ error: any Error) -> any Error {
         guard let expected = expectedSchemaVersion, let strata = error as? StrataError, strata.code == .typeMismatch,
-            let stored = storedSchemaVersion(), stored != expected
+            let migrated = migratedStore(expected: expected)
         else { return error }
         return StrataError(
-            .schemaMismatch, migratedMessage(stored: stored, expected: expected, detail: strata.message),
+            .schemaMismatch,
+            migratedMessage(path: migrated.path, stored: migrated.version, expected: expected, detail: strata.message),
             entity: strata.entity, field: strata.field)
     }
 
-    /// The error of a write transaction that found the store at `stored`, another version than the one
-    /// the stack was made for (see ``Options/schemaVersion``).
-    func migratedError(stored: String, expected: String) -> StrataError {
-        StrataError(.schemaMismatch, migratedMessage(stored: stored, expected: expected, detail: nil))
+    /// The error of a write transaction that found the store at `path` (the main one by default) at
+    /// `stored`, another version than the one the stack was made for (see ``Options/schemaVersion``).
+    func migratedError(path: String? = nil, stored: String, expected: String) -> StrataError {
+        StrataError(.schemaMismatch, migratedMessage(path: path ?? self.path, stored: stored, expected: expected, detail: nil))
     }
 
-    /// Says that another stack or process migrated the store to `stored` while this stack, made for
-    /// `expected`, had it open, and what to do; `detail` is what failed, if anything did.
-    private func migratedMessage(stored: String, expected: String, detail: String?) -> String {
+    /// Says that another stack or process migrated the store at `path` to `stored` while this stack, made
+    /// for `expected`, had it open, and what to do; `detail` is what failed, if anything did.
+    private func migratedMessage(path: String, stored: String, expected: String, detail: String?) -> String {
         "The store at \(path) is at version \(stored) now: another stack or process migrated it while this stack, "
             + "made for version \(expected), had it open" + (detail.map { " (\($0))" } ?? "") + ". Close this stack, "
             + "and open the store with a schema history that includes version \(stored)."
     }
 
-    /// The schema version the store's metadata holds now, read with SQLite's own calls (not through
-    /// ``error(rc:sql:message:)``); `nil` when it cannot be read.
-    func storedSchemaVersion() -> String? {
+    /// The first of the connection's stores (the main one, then those attached, in order) whose metadata
+    /// names another schema version than `expected`: its path and that version. `nil` when all of them
+    /// are at `expected` (or their metadata cannot be read).
+    func migratedStore(expected: String) -> (path: String, version: String)? {
+        for index in 0..<storeCount {
+            guard let stored = storedSchemaVersion(store: index), stored != expected else { continue }
+            return (index == 0 ? path : attachedPath(ofStore: index), stored)
+        }
+        return nil
+    }
+
+    /// The schema version the metadata of the store at `index` (see ``storeIndex(_:)``; the main one by
+    /// default) holds now, read with SQLite's own calls (not through ``error(rc:sql:message:)``); `nil`
+    /// when it cannot be read.
+    func storedSchemaVersion(store index: Int = 0) -> String? {
         var statement: OpaquePointer?
-        let sql = "SELECT value FROM main.strata_metadata WHERE key = 'schema_version'"
+        let sql = "SELECT value FROM \"\(schemaName(ofStore: index))\".strata_metadata WHERE key = 'schema_version'"
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }

@@ -22,6 +22,9 @@ struct ConnectionStores {
     /// both, and looking them up by index costs no hashing of names or SQL.
     var lockStatements: [StatementKey?] = [nil]
     var dataVersionStatements: [StatementKey?] = [StatementKey("PRAGMA data_version")]
+    /// Per store, its `PRAGMA data_version` when a write transaction last found its metadata at the
+    /// expected schema version (see ``Connection/lockForWriting(store:)``); `nil` before the first look.
+    var versionsLookedAt: [Int64?] = [nil]
     /// Counts the write transactions begun, so that a caller can tell one from the next.
     var writeTransactionNumber = 0
     /// The commit gate's count when the running read transaction took its snapshot under the gate:
@@ -97,6 +100,7 @@ extension Connection {
         stores.attachedSchemas.append(entry.schemaName)
         stores.lockStatements.append(nil)
         stores.dataVersionStatements.append(nil)
+        stores.versionsLookedAt.append(nil)
         stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
             + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
         guard !stores.isReadOnly else { return }
@@ -140,8 +144,14 @@ extension Connection {
     var storeCount: Int { stores.attachedSchemas.count + 1 }
 
     /// The schema name of the store at `index` (see ``storeIndex(_:)``).
-    private func schemaName(ofStore index: Int) -> String {
+    func schemaName(ofStore index: Int) -> String {
         index == 0 ? "main" : stores.attachedSchemas[index - 1]
+    }
+
+    /// The path of the attached store at `index` (see ``storeIndex(_:)``), for messages.
+    func attachedPath(ofStore index: Int) -> String {
+        let name = schemaName(ofStore: index)
+        return stores.list?.current.first { $0.schemaName == name }?.path ?? name
     }
 
     /// Whether the running write transaction holds the write lock of the store at `index` (see
@@ -153,6 +163,15 @@ extension Connection {
     /// Takes the write lock of the store at `index` (see ``storeIndex(_:)``) in the running write
     /// transaction, with a write statement that changes nothing; returns whether it was taken now (false
     /// when the transaction held it already).
+    ///
+    /// With an expected schema version (``Options/schemaVersion``), a lock taken now also checks that
+    /// the store is still at that version when another connection committed to it since the last look
+    /// (its `PRAGMA data_version` changed), as the writer of a stack of one store does at the start of
+    /// each transaction: another stack or process may have migrated this store alone, and the stack's
+    /// writes would go into tables of another version.
+    ///
+    /// - Throws: ``StrataError/Code/schemaMismatch`` when the store is at another version (the lock
+    ///   stays taken, until the transaction rolls back).
     @discardableResult
     func lockForWriting(store index: Int) throws(StrataError) -> Bool {
         guard !holdsWriteLock(store: index) else { return false }
@@ -162,6 +181,15 @@ extension Connection {
         defer { statement.reset() }
         while try statement.step() {}
         stores.writeLocked |= 1 << index
+        if let expected = expectedSchemaVersion, let version = try dataVersion(store: index),
+            version != stores.versionsLookedAt[index]
+        {
+            if let stored = storedSchemaVersion(store: index), stored != expected {
+                // Not recorded as looked at: every later write to the store is refused too.
+                throw migratedError(path: index == 0 ? path : attachedPath(ofStore: index), stored: stored, expected: expected)
+            }
+            stores.versionsLookedAt[index] = version
+        }
         return true
     }
 
