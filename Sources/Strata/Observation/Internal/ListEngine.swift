@@ -118,6 +118,16 @@ struct ListEngine<E: Entity>: Sendable {
         } else {
             objects = try connection.fetchAll(from, store: store)
             statistics.record(incremental: false)
+            // Only the objects the commits since the previous snapshot updated can have been rewritten:
+            // they are compared, not the whole list. Commits of other connections say nothing of what
+            // they changed, so an edit of another process that changed only a normalization waits for
+            // the next change of the object.
+            if let previous, let base = previous.commitsSeen, let seen, let since = log.changes(after: base, through: seen) {
+                let updated = updatedIDs(since)
+                if !updated.isEmpty {
+                    rewritten = Self.rewritten(objects.filter { updated.contains($0.id.rawValue) }, in: previous.items)
+                }
+            }
         }
         let sections = group(objects)
         let snapshot = ListSnapshot(sections: sections, diff: nil, commitsSeen: seen)
@@ -169,6 +179,15 @@ struct ListEngine<E: Entity>: Sendable {
             rewritten.insert(object.id)
         }
         return rewritten
+    }
+
+    /// The IDs of the list's entity that `changes` updated.
+    private func updatedIDs(_ changes: [ChangeSet]) -> Set<Int64> {
+        var updated: Set<Int64> = []
+        for change in changes {
+            if let entityChanges = change.entities[entityName] { updated.formUnion(entityChanges.updated.keys) }
+        }
+        return updated
     }
 
     /// The IDs to re-read, or `nil` when a full fetch is needed.
