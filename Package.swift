@@ -12,6 +12,17 @@ let upcomingFeatures: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// CI's ThreadSanitizer run (`STRATA_THREAD_SANITIZER=1`, see `.ci/run`): Strata, its executables and
+/// its tests are compiled and linked with `-sanitize=thread`, while its dependencies (swift-syntax,
+/// which only runs inside the compiler, above all) keep the build they have in `.build`, so the run
+/// recompiles Strata's own modules instead of every package (`swift test --sanitize=thread`
+/// instruments them all). Code Strata calls in a dependency is not instrumented, as the standard
+/// library's is not either way. A testing convenience only: never set it for a build you ship.
+let threadSanitizer: [SwiftSetting] = Context.environment["STRATA_THREAD_SANITIZER"] == "1"
+    ? [.unsafeFlags(["-sanitize=thread"])] : []
+let threadSanitizerLink: [LinkerSetting] = Context.environment["STRATA_THREAD_SANITIZER"] == "1"
+    ? [.unsafeFlags(["-sanitize=thread"])] : []
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -58,18 +69,21 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            swiftSettings: upcomingFeatures
+            swiftSettings: upcomingFeatures + threadSanitizer,
+            linkerSettings: threadSanitizerLink
         ),
         .executableTarget(
             name: "StrataExample",
             dependencies: ["Strata"],
-            swiftSettings: upcomingFeatures
+            swiftSettings: upcomingFeatures + threadSanitizer,
+            linkerSettings: threadSanitizerLink
         ),
         // Runs inputs that once crashed the process, in a process of its own (tests launch it).
         .executableTarget(
             name: "StrataProbe",
             dependencies: ["Strata"],
-            swiftSettings: upcomingFeatures
+            swiftSettings: upcomingFeatures + threadSanitizer,
+            linkerSettings: threadSanitizerLink
         ),
         .testTarget(
             name: "StrataTests",
@@ -80,7 +94,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
-            swiftSettings: upcomingFeatures
+            swiftSettings: upcomingFeatures + threadSanitizer,
+            linkerSettings: threadSanitizerLink
         ),
         .testTarget(
             name: "StrataReadmeTests",
@@ -89,7 +104,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            swiftSettings: upcomingFeatures
+            swiftSettings: upcomingFeatures + threadSanitizer,
+            linkerSettings: threadSanitizerLink
         ),
         .testTarget(
             name: "StrataMacrosTests",
