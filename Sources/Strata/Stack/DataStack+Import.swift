@@ -51,11 +51,12 @@ extension DataStack {
         _ sources: S, chunkSize: Int, progress: ImportProgress?,
         _ body: @escaping @Sendable (Transaction, [S.Element]) throws -> ImportResult<E>
     ) async throws -> ImportSummary where S.Element: Sendable {
-        try progress?.claim()
-        defer { progress?.finish() }
+        // Checked before the progress is claimed: a refused call leaves it to the corrected one.
         guard chunkSize > 0 else {
             throw StrataError(.invalidArgument, "chunkSize must be at least 1 (it was \(chunkSize)).")
         }
+        try progress?.claim()
+        defer { progress?.finish() }
         var summary = ImportSummary()
         var chunk: [S.Element] = []
         chunk.reserveCapacity(chunkSize)

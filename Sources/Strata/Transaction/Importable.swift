@@ -52,7 +52,9 @@ public protocol ImportableUniqueObject: Entity {
     /// ``didInsert(from:in:)`` runs.
     static var uniqueIDKeyPath: WritableKeyPath<Self, UniqueID> { get }
 
-    /// The key `source` names; `nil` skips the source.
+    /// The key `source` names; `nil` skips the source. So does a key stored as SQL `NULL` (`.some(nil)`
+    /// for an optional unique field): `NULL` names no object (SQLite's unique index lets many rows
+    /// hold it), so no source with it can be matched or told from another.
     static func uniqueID(from source: ImportSource, in transaction: Transaction) throws -> UniqueID?
 
     /// Whether a source whose key no object has becomes a new object; `true` unless you say otherwise.

@@ -3,6 +3,7 @@
 extension Transaction {
     /// Records a deletion in the change set, and for the ID allocator.
     func recordDelete(entity: String, id: Int64, preserving values: [String: DatabaseValue]? = nil) {
+        if !importWatches.isEmpty { noteImportWrite(entity, id) }
         changes.recordDelete(entity: entity, id: id, preserving: values)
         if splitsChanges { storePart { $0.recordDelete(entity: entity, id: id, preserving: values) } }
         ids.noteDeleted(entity, id)
@@ -10,14 +11,21 @@ extension Transaction {
 
     /// Records a creation in the change set.
     func recordInsert(entity: String, id: Int64) {
+        if !importWatches.isEmpty { noteImportWrite(entity, id) }
         changes.recordInsert(entity: entity, id: id)
         if splitsChanges { storePart { $0.recordInsert(entity: entity, id: id) } }
     }
 
     /// Records an edit of `fields` in the change set.
     func recordUpdate(entity: String, id: Int64, fields: Set<String>) {
+        if !importWatches.isEmpty { noteImportWrite(entity, id) }
         changes.recordUpdate(entity: entity, id: id, fields: fields)
         if splitsChanges { storePart { $0.recordUpdate(entity: entity, id: id, fields: fields) } }
+    }
+
+    /// Notes a write to object `id` of `entity` for the unique imports of that entity under way.
+    private func noteImportWrite(_ entity: String, _ id: Int64) {
+        for watch in importWatches where watch.entity == entity { watch.touched.append(id) }
     }
 
     /// Records a change in the part of the store written to (the current one: writes to another store

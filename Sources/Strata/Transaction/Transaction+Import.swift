@@ -89,11 +89,14 @@ extension Transaction {
             for source in sources {
                 defer { index += 1 }
                 let key = try importing(E.self, index) { try E.uniqueID(from: source, in: self) }
-                guard let key else {
+                // A nil key, or an optional key that is nil (stored as NULL, which names no object:
+                // looked up, it would match every object without a key), skips the source.
+                let value = key?.databaseValue ?? .null
+                guard let key, value != .null else {
                     result.skipped += 1
                     continue
                 }
-                winner[key.databaseValue] = keys.count
+                winner[value] = keys.count
                 positions.append(index)
                 keys.append(key)
                 keyedSources.append(source)
@@ -104,14 +107,33 @@ extension Transaction {
             // objects found are read, never written back.
             var wins = [Bool](repeating: false, count: keys.count)
             for position in winner.values { wins[position] = true }
-            let existing = try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner, count: keys.count)
+            var existing = [E?](repeating: nil, count: keys.count)
+            try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: winner, into: &existing)
+            // The objects found are copies read before any source ran. The import code may write other
+            // objects of `E` meanwhile (a nested import of a parent, say): the copies of the sources
+            // after it are then read again before they are used, a window of positions at a time,
+            // which starts at one position and doubles while no source writes to another object.
+            let watch = ImportWatch(entity: entity.description.name)
+            importWatches.append(watch)
+            defer { importWatches.removeLast() }
+            var freshThrough = keys.count
+            var window = 1
             for position in keys.indices where wins[position] {
+                if position >= freshThrough {
+                    let end = min(position + window, keys.count)
+                    var stale: [DatabaseValue: Int] = [:]
+                    for later in position..<end where wins[later] { stale[keys[later].databaseValue] = later }
+                    try existingObjects(E.self, keyPath: E.uniqueIDKeyPath, keys: stale, into: &existing)
+                    freshThrough = end
+                    window = min(window * 2, Self.importLookupChunk)
+                }
+                watch.touched.removeAll(keepingCapacity: true)
                 let source = keyedSources[position]
-                try importing(E.self, positions[position]) {
+                let own = try importing(E.self, positions[position]) { () -> Int64? in
                     if let current = existing[position] {
                         guard try current.shouldUpdate(from: source, in: self) else {
                             result.skipped += 1
-                            return
+                            return current.id.rawValue
                         }
                         let (object, changed) = try edit(current: current, entity: entity) {
                             try $0.update(from: source, in: self)
@@ -122,10 +144,11 @@ extension Transaction {
                         } else {
                             result.updated.append((object.id, changed))
                         }
+                        return object.id.rawValue
                     } else {
                         guard try E.shouldInsert(from: source, in: self) else {
                             result.skipped += 1
-                            return
+                            return nil
                         }
                         let object = try create(into) { object in
                             object[keyPath: E.uniqueIDKeyPath] = keys[position]
@@ -133,7 +156,12 @@ extension Transaction {
                         }
                         result.objects.append(object)
                         result.insertedIDs.append(object.id)
+                        return object.id.rawValue
                     }
+                }
+                if watch.touched.contains(where: { $0 != own }) {
+                    freshThrough = position + 1
+                    window = 1
                 }
             }
             return result
@@ -163,7 +191,8 @@ extension Transaction {
         try checkOpen()
         let entity = try store.entity(E.self)
         try requireUniqueField(keyPath, entity)
-        let all = Array(Set(keys.map(\.databaseValue)))
+        // NULL names no object (an optional unique field lets many objects hold it): left out.
+        let all = Array(Set(keys.map(\.databaseValue)).subtracting([.null]))
         let column = Where<E>.column(keyPath)
         var ids: [Key: EntityID<E>] = [:]
         var start = 0
@@ -175,6 +204,16 @@ extension Transaction {
                 let id = object.id
                 // An entity's IDs are unique across the stack's stores: another ID is another store's.
                 if let other = ids[key], other != id {
+                    if other.storeTag == id.storeTag {
+                        // One store's unique index holds both: their keys differ in bytes, not in Swift.
+                        throw StrataError(
+                            .invalidArgument,
+                            "Two objects of \(entity.description.name) hold keys equal to \(key) in Swift that differ in their "
+                                + "Unicode normalization (the store compares bytes, Swift's == canonical equivalence), so a "
+                                + "dictionary keyed by \(Key.self) cannot hold both. Look them up one at a time, or store the "
+                                + "keys normalized (precomposedStringWithCanonicalMapping).",
+                            entity: entity.description.name)
+                    }
                     throw StrataError(
                         .invalidArgument,
                         "Key \(key) of \(entity.description.name) is in two stores (a unique field is unique within "
@@ -190,13 +229,12 @@ extension Transaction {
 
     // MARK: Helpers
 
-    /// The objects of `E` whose field `keyPath` holds one of the keys of `positions` (stored values), each
-    /// at its key's position (below `count`) in the result, `nil` where none holds it; a chunk of keys
-    /// per query.
+    /// Reads the objects of `E` whose field `keyPath` holds one of the keys of `positions` (stored values)
+    /// into `found`, each at its key's position, `nil` where none holds it; a chunk of keys per query.
     func existingObjects<E: Entity, Key: DatabaseValueConvertible>(
-        _ type: E.Type, keyPath: KeyPath<E, Key>, keys positions: [DatabaseValue: Int], count: Int
-    ) throws -> [E?] {
-        var found = [E?](repeating: nil, count: count)
+        _ type: E.Type, keyPath: KeyPath<E, Key>, keys positions: [DatabaseValue: Int], into found: inout [E?]
+    ) throws {
+        for position in positions.values { found[position] = nil }
         let all = Array(positions.keys)
         let column = Where<E>.column(keyPath)
         var start = 0
@@ -208,7 +246,6 @@ extension Transaction {
             }
             start += Self.importLookupChunk
         }
-        return found
     }
 
     /// Refuses a key path that is not a field declared unique.

@@ -51,6 +51,10 @@ public final class Transaction: ReadContext {
         let properties: Set<String>
     }
 
+    /// The unique imports under way, innermost last (an import's code may import more): the objects of
+    /// their entity that writes touched (see `importUniqueObjects`).
+    var importWatches: [ImportWatch] = []
+
     /// The fields whose last values a deletion keeps for the persistent history, by entity name.
     let preserved: [String: PreservedFields]
 

@@ -132,6 +132,8 @@ extension Transaction {
                         } else {
                             if let givenID { ids.giveBack(description.name, givenID) }
                             recordUpdate(entity: description.name, id: rowID, fields: plan.writtenFields)
+                            // Objects whose derived fields sum or bound this entity's values changed too.
+                            try recordDerivedDependents(description.name, rowID, changed: plan.writtenFields)
                             result.updated.append((EntityID(rawValue: rowID, storeTag: connection.storeTag), plan.writtenFields))
                         }
                     }
