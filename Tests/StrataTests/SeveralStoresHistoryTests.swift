@@ -192,6 +192,31 @@ struct SeveralStoresHistoryTests {
         #expect(try storeValue(directory.path("main.sqlite"), "SELECT count(*) FROM strata_history") == "0")
         await stack.close()
     }
+
+    @Test("a stack of several stores already open when another stack turns one store's history on records its next writes there")
+    func historyTurnedOnWhileOpen() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        try await stack.perform(author: "app") { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "before.png" } }
+        #expect(!stack.recordsHistory)
+        // Another stack opens the cache file alone and turns its history on.
+        let cachePath = directory.path("cache.sqlite")
+        let cache = try await DataStack(Schema("V1", StoreThumbnail.self), storage: SQLiteStore(path: cachePath), configuration: Self.recording)
+        try await cache.perform(author: "cache") { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "cache.png" } }
+        // Before, the stack of all stores went on writing to the cache without recording its commits.
+        try await stack.perform(author: "app") { tx in
+            try tx.create(Into<StoreNote>(nil)) { $0.title = "main, which keeps no history" }
+            try tx.create(Into<StoreThumbnail>()) { $0.url = "after.png" }
+        }
+        #expect(stack.recordsHistory)
+        try await stack.perform(author: "app") { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "later.png" } }
+        let recorded = try await cache.history()
+        #expect(recorded.map(\.author) == ["cache", "app", "app"])
+        #expect(recorded.map { $0.changes.insertedIDs(StoreThumbnail.self).count } == [1, 1, 1])
+        #expect(try await stack.history().map(\.configuration) == ["Cache", "Cache", "Cache"])
+        await cache.close()
+        await stack.close()
+    }
 }
 
 @Entity(name: "Label")

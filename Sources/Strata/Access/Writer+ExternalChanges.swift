@@ -36,4 +36,44 @@ extension Writer {
             "another connection turned on the store's persistent history, so this stack records it too",
             metadata: ["strata.path": "\(files.path)"])
     }
+
+    /// The observer a transaction tells of its first write to each store: the writer, in a stack of
+    /// several stores; `nil` in a stack of one, which looks at the start of each transaction instead.
+    var lockObserver: (any StoreLockObserver)? {
+        connection.storeCount > 1 || store.attached.count > 0 ? self : nil
+    }
+
+    /// In a stack of several stores, when a transaction first writes to the store at `index`: starts
+    /// recording the store's persistent history when another connection turned it on and this stack
+    /// does not record it yet (a commit without its history would be lost to every consumer of it).
+    /// Looks only when another connection committed to the store since the last look (its `PRAGMA
+    /// data_version`, read when the transaction took the store's write lock, changed). Returns whether
+    /// it started, so that the transaction records its changes by store from then on.
+    func followHistory(ofStore index: Int) throws(StrataError) -> Bool {
+        if let history, history.recordsStore(index) { return false }
+        guard let version = connection.lockedDataVersion(store: index) else { return false }
+        while storeHistoryLookedAt.count <= index { storeHistoryLookedAt.append(nil) }
+        guard version != storeHistoryLookedAt[index] else { return false }
+        storeHistoryLookedAt[index] = version
+        if history == nil {
+            guard let recorder = try HistoryRecorder(following: index, of: store, connection: connection) else { return false }
+            history = recorder
+        } else {
+            guard try history?.follow(index, of: store, connection: connection) == true else { return false }
+        }
+        historyKept.withLock { $0 = true }
+        logger.notice(
+            "another connection turned on the persistent history of a store, so this stack records it too",
+            metadata: ["strata.path": "\(index == 0 ? files.path : connection.attachedPath(ofStore: index))"])
+        return true
+    }
+}
+
+extension Writer: StoreLockObserver {
+    /// See ``followHistory(ofStore:)``; transactions run on the writer's executor.
+    nonisolated func storeLocked(_ index: Int) throws(StrataError) -> Bool {
+        try assumeIsolated { writer in
+            Result { () throws(StrataError) -> Bool in try writer.followHistory(ofStore: index) }
+        }.get()
+    }
 }

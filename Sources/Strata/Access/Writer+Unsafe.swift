@@ -42,7 +42,7 @@ extension Writer {
         unsafeTransaction = UnsafeHold(
             token: token, transaction: Transaction(
                 connection: connection, store: store, ids: ids, preserved: preserved, routes: routes,
-                splitsChanges: history?.isPerStore ?? false),
+                splitsChanges: history?.isPerStore ?? false, lockObserver: lockObserver),
             span: span)
         openUnsafeToken.withLock { $0 = token }
         return token

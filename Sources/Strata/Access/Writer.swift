@@ -43,6 +43,10 @@ actor Writer {
     /// for a history another connection may have turned on since (see
     /// ``adoptHistoryIfTurnedOn(dataVersion:)``).
     var historyLookedAt: Int64?
+    /// In a stack of several stores, per store (by index on the connection): its `PRAGMA data_version`
+    /// when a transaction last found it keeping no history this stack follows (see
+    /// ``followHistory(ofStore:)``).
+    var storeHistoryLookedAt: [Int64?] = []
     /// The main store's `PRAGMA data_version` when the writer last found the store at the stack's schema
     /// version (see ``checkStoreVersion(dataVersion:)``).
     var versionLookedAt: Int64?
@@ -283,7 +287,7 @@ actor Writer {
         }
         let transaction = Transaction(
             connection: connection, store: store, ids: ids, preserved: preserved, routes: routes,
-            splitsChanges: history?.isPerStore ?? false)
+            splitsChanges: history?.isPerStore ?? false, lockObserver: lockObserver)
         defer { transaction.isOpen = false }
         let statementsBefore = connection.statementCount
         // The operation captures `self`, which isolates it to the writer (a closure that captured
@@ -340,9 +344,9 @@ actor Writer {
         try connection.beginWrite()
         do {
             // A stack of several stores locks each store at its first write (its history, kept in the
-            // same store, is recorded then too), and checks its counters then. It reads nothing of a
-            // store before that (a read snapshot taken first could keep the write from starting), so it
-            // looks for a history another connection turned on only when it opens or adds a store.
+            // same store, is recorded then too), and checks its counters, its schema version and a
+            // history another connection turned on then (``followHistory(ofStore:)``). It reads nothing
+            // of a store before that: a read snapshot taken first could keep the write from starting.
             if connection.holdsWriteLock(store: 0) {
                 let version = history == nil || connection.expectedSchemaVersion != nil
                     ? try connection.dataVersion(store: 0) : nil

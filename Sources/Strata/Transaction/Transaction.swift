@@ -26,8 +26,14 @@ public final class Transaction: ReadContext {
     /// The change sets of the transaction and of the calls under way around the current one, outermost
     /// first, while a call records into its own (see `atomically(_:)`).
     var enclosingChanges: [(changes: ChangeSet, storeChanges: [ChangeSet])] = []
-    /// Whether changes are also recorded by store (see ``storeChanges``).
-    let splitsChanges: Bool
+    /// Whether changes are also recorded by store (see ``storeChanges``); turned on during the
+    /// transaction when a store it writes to turns out to keep a history (see ``lockObserver``).
+    var splitsChanges: Bool
+    /// In a stack of several stores, the writer, told when the transaction first writes to each store.
+    weak var lockObserver: (any StoreLockObserver)?
+    /// The stores told to ``lockObserver`` in the SQLite transaction `observedIn`, one bit per store.
+    private var observedStores: UInt64 = 0
+    private var observedIn = -1
     /// Whether this transaction set `PRAGMA defer_foreign_keys` (for a delete with rules; SQLite
     /// turns it off at the end of the SQLite transaction).
     var foreignKeysDeferred = false
@@ -60,23 +66,38 @@ public final class Transaction: ReadContext {
 
     init(
         connection: Connection, store: StoreContext, ids: IDAllocator, preserved: [String: PreservedFields] = [:],
-        routes: RouteMemo = RouteMemo(), splitsChanges: Bool = false
+        routes: RouteMemo = RouteMemo(), splitsChanges: Bool = false, lockObserver: (any StoreLockObserver)? = nil
     ) {
         self.ids = ids
         self.preserved = preserved
         self.splitsChanges = splitsChanges
+        self.lockObserver = lockObserver
         super.init(connection: connection, store: store, routes: routes)
     }
 
     /// Takes the write lock of the store a write goes to, in a stack of several stores, the first time
     /// one does in this transaction; another connection may have committed to it until then, so its
-    /// ID counters are checked anew.
+    /// ID counters are checked anew, and the writer looks whether it turned the store's history on.
     override func willWrite(to target: StoreContext) throws(StrataError) {
         // A run of writes to one store checks its lock once per SQLite transaction.
-        if let last = lastLocked, last.store === target, last.transaction == connection.writeTransactionNumber { return }
+        let number = connection.writeTransactionNumber
+        if let last = lastLocked, last.store === target, last.transaction == number { return }
         let index = try connection.storeIndex(target.builder.schemaName)
-        if try connection.lockForWriting(store: index) { try ids.checkExternalChanges(connection, store: index) }
-        lastLocked = (target, connection.writeTransactionNumber)
+        if try connection.lockForWriting(store: index) {
+            try ids.checkExternalChanges(connection, store: index, current: connection.lockedDataVersion(store: index))
+        }
+        // Also when the store was locked for an ID (an entity of several stores locks all of them).
+        if let lockObserver {
+            if observedIn != number {
+                observedIn = number
+                observedStores = 0
+            }
+            if observedStores & (1 << index) == 0 {
+                observedStores |= 1 << index
+                if try lockObserver.storeLocked(index) { splitsChanges = true }
+            }
+        }
+        lastLocked = (target, number)
     }
 
     /// The store whose lock a write checked last, and in which SQLite transaction.

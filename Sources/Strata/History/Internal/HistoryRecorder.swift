@@ -29,17 +29,46 @@ struct HistoryRecorder {
     init?(options: HistoryOptions?, store: StoreContext, connection: Connection) throws(StrataError) {
         contextName = options?.contextName
         turnedOn = options != nil
-        let schema = store.schema
+        preserved = try Self.preservedFields(options ?? HistoryOptions(), schema: store.schema)
+        for one in store.allStores { try add(one, connection: connection) }
+        guard stores.contains(where: { $0 != nil }) else { return nil }
+    }
+
+    /// A recorder for a stack of several stores that found, when a transaction first wrote to the store
+    /// at `index`, that another connection turned that store's history on: it follows that store alone
+    /// (``follow(_:of:connection:)`` adds the others as it finds them). `nil` when the store keeps no
+    /// history. Looks at no other store: reading a store before writing to it would take a read
+    /// snapshot of it, which could keep the transaction from writing there later.
+    init?(following index: Int, of store: StoreContext, connection: Connection) throws(StrataError) {
+        contextName = nil
+        turnedOn = false
+        preserved = try Self.preservedFields(HistoryOptions(), schema: store.schema)
+        guard try follow(index, of: store, connection: connection) else { return nil }
+    }
+
+    private static func preservedFields(_ options: HistoryOptions, schema: Schema) throws(StrataError) -> [String: PreservedFields] {
         let dialect = SQLiteDialect()
         var preserved: [String: PreservedFields] = [:]
-        for (entity, properties) in try (options ?? HistoryOptions()).preservedProperties(in: schema) {
+        for (entity, properties) in try options.preservedProperties(in: schema) {
             guard let description = schema.entities.first(where: { $0.name == entity }) else { continue }
             let columns = properties.compactMap { property in description.fields.first { $0.property == property }?.column }
             preserved[entity] = PreservedFields(columns: columns.map(dialect.quote).joined(separator: ", "), properties: properties)
         }
-        self.preserved = preserved
-        for one in store.allStores { try add(one, connection: connection) }
-        guard stores.contains(where: { $0 != nil }) else { return nil }
+        return preserved
+    }
+
+    /// Follows the history of the store at `index` (see `Connection.storeIndex(_:)`) from now on, when
+    /// it keeps one that the recorder does not follow yet; returns whether it does now.
+    @discardableResult
+    mutating func follow(_ index: Int, of store: StoreContext, connection: Connection) throws(StrataError) -> Bool {
+        let all = store.allStores
+        guard index < all.count, !recordsStore(index) else { return false }
+        let tables = HistoryStore(schemaName: all[index].builder.schemaName)
+        guard try tables.exists(connection) else { return false }
+        while stores.count < all.count { stores.append(nil) }
+        stores[index] = StoreHistory(
+            tables: tables, configuration: all[index].configuration, scanned: try tables.currentToken(connection) ?? 0)
+        return true
     }
 
     /// Follows the history of a store added to the stack (attached as the connection's last store):

@@ -25,6 +25,9 @@ struct ConnectionStores {
     /// Per store, its `PRAGMA data_version` when a write transaction last found its metadata at the
     /// expected schema version (see ``Connection/lockForWriting(store:)``); `nil` before the first look.
     var versionsLookedAt: [Int64?] = [nil]
+    /// Per store, its `PRAGMA data_version` read when the running write transaction took its write lock
+    /// (see ``Connection/lockedDataVersion(store:)``).
+    var lockedVersions: [Int64?] = [nil]
     /// Counts the write transactions begun, so that a caller can tell one from the next.
     var writeTransactionNumber = 0
     /// The commit gate's count when the running read transaction took its snapshot under the gate:
@@ -101,6 +104,7 @@ extension Connection {
         stores.lockStatements.append(nil)
         stores.dataVersionStatements.append(nil)
         stores.versionsLookedAt.append(nil)
+        stores.lockedVersions.append(nil)
         stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
             + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
         guard !stores.isReadOnly else { return }
@@ -181,9 +185,9 @@ extension Connection {
         defer { statement.reset() }
         while try statement.step() {}
         stores.writeLocked |= 1 << index
-        if let expected = expectedSchemaVersion, let version = try dataVersion(store: index),
-            version != stores.versionsLookedAt[index]
-        {
+        let version = try dataVersion(store: index)
+        stores.lockedVersions[index] = version
+        if let expected = expectedSchemaVersion, let version, version != stores.versionsLookedAt[index] {
             if let stored = storedSchemaVersion(store: index), stored != expected {
                 // Not recorded as looked at: every later write to the store is refused too.
                 throw migratedError(path: index == 0 ? path : attachedPath(ofStore: index), stored: stored, expected: expected)
@@ -191,6 +195,13 @@ extension Connection {
             stores.versionsLookedAt[index] = version
         }
         return true
+    }
+
+    /// The `PRAGMA data_version` of the store at `index` that ``lockForWriting(store:)`` read when it
+    /// took the store's write lock in the running write transaction (no other connection can commit to
+    /// the store until the transaction ends, so it is the store's version until then); `nil` before.
+    func lockedDataVersion(store index: Int) -> Int64? {
+        holdsWriteLock(store: index) && !stores.attachedSchemas.isEmpty ? stores.lockedVersions[index] : nil
     }
 
     /// `PRAGMA data_version` of the store at `index` (see ``storeIndex(_:)``; 0, the main database, by

@@ -44,7 +44,7 @@ final class IDAllocator {
         for home in homes(of: entity) {
             let index = try connection.storeIndex(home)
             guard try connection.lockForWriting(store: index) else { continue }
-            if let recorded = recordedVersion(index), try connection.dataVersion(store: index) != recorded {
+            if let recorded = recordedVersion(index), connection.lockedDataVersion(store: index) != recorded {
                 dropCounters()
             }
         }
