@@ -22,7 +22,7 @@ struct OrderedRelationshipTests {
         }
     }
 
-    @Test("an edit of an ordered list rewrites the positions from its first change on: an append writes one")
+    @Test("an edit of an ordered list keeps the positions before its first change or after its last: an append or a prepend writes one")
     func appendKeepsPositions() async throws {
         let (stack, _) = try await makeStack(schema: schema)
         let (playlist, tracks) = try await stack.perform { tx in
@@ -42,14 +42,19 @@ struct OrderedRelationshipTests {
         try await stack.perform { tx in _ = try tx.edit(playlist) { $0.tracks.append(tracks[3]) } }
         // Before, every member was numbered anew (0, 1, 2, 3): appending to n members wrote n positions.
         #expect(try await positions(stack, playlist) == [10, 20, 30, 31])
+        // Near the front: the three members after the change keep theirs, the two before go below them.
         try await stack.perform { tx in _ = try tx.edit(playlist) { $0.tracks.insert(tracks[4], at: 1) } }
-        #expect(try await positions(stack, playlist) == [10, 11, 12, 13, 14])
+        #expect(try await positions(stack, playlist) == [18, 19, 20, 30, 31])
         #expect(try await stack.fetchExisting(playlist)?.tracks == [tracks[0], tracks[4], tracks[1], tracks[2], tracks[3]])
         try await stack.perform { tx in _ = try tx.edit(playlist) { $0.tracks.removeLast(2) } }
-        #expect(try await positions(stack, playlist) == [10, 11, 12])
+        #expect(try await positions(stack, playlist) == [18, 19, 20])
         try await stack.perform { tx in _ = try tx.edit(playlist) { $0.tracks.reverse() } }
         #expect(try await stack.fetchExisting(playlist)?.tracks == [tracks[1], tracks[4], tracks[0]])
         #expect(try await positions(stack, playlist) == [0, 1, 2])
+        // A prepend goes below the first position, below 0 too.
+        try await stack.perform { tx in _ = try tx.edit(playlist) { $0.tracks.insert(tracks[2], at: 0) } }
+        #expect(try await positions(stack, playlist) == [-1, 0, 1, 2])
+        #expect(try await stack.fetchExisting(playlist)?.tracks == [tracks[2], tracks[1], tracks[4], tracks[0]])
     }
 
     @Test("random edits of ordered lists, stored in a foreign key and in a join table ordered on both sides, read back as edited")

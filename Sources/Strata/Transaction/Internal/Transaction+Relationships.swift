@@ -126,12 +126,12 @@ extension Transaction {
                 }
             }
             if let position, relationship.isOrdered {
-                let moved = try firstMoved(from: old, to: new) { member throws(StrataError) in
+                let renumbered = try renumbering(from: old, to: new) { member throws(StrataError) in
                     try integers(builder.selectColumn(position, table: relationship.target), [.integer(member)]).first
                 }
-                for offset in moved.offset..<new.count {
+                for offset in renumbered.offsets {
                     try run(builder.setPosition(table: relationship.target, column: position),
-                            [.integer(moved.position + Int64(offset - moved.offset)), .integer(new[offset])])
+                            [.integer(renumbered.base + Int64(offset)), .integer(new[offset])])
                 }
             }
         case .joinTable(let table, let own, let other, let position):
@@ -143,16 +143,17 @@ extension Transaction {
             }
             let inverseIsOrdered = relationship.inverseToMany
                 .flatMap { graph.toMany(relationship.target, $0) }?.isOrdered ?? false
-            // An ordered list keeps the stored positions of its members before the first change.
-            let moved = relationship.isOrdered
-                ? try firstMoved(from: old, to: new) { member throws(StrataError) in
+            // An ordered list keeps the stored positions of its members before its first change, or
+            // after its last one; a set numbers new links by their offset.
+            let renumbered = relationship.isOrdered
+                ? try renumbering(from: old, to: new) { member throws(StrataError) in
                     try integers(builder.joinPosition(table: table, own: own, other: other, position: position),
                                  [.integer(id), .integer(member)]).first
                 }
-                : (offset: 0, position: 0)
+                : (offsets: 0..<new.count, base: 0)
             let insert = builder.insertJoinRow(table: table, own: own, other: other, position: position, lastInOther: inverseIsOrdered)
             for (offset, member) in new.enumerated() {
-                let place = moved.position + Int64(offset - moved.offset)
+                let place = renumbered.base + Int64(offset)
                 guard oldMembers.contains(member) else {
                     let values: [DatabaseValue] = [.integer(id), .integer(member), .integer(place)]
                     try run(insert, inverseIsOrdered ? values + [.integer(member)] : values)
@@ -161,7 +162,7 @@ extension Transaction {
                     }
                     continue
                 }
-                if relationship.isOrdered, offset >= moved.offset {
+                if relationship.isOrdered, renumbered.offsets.contains(offset) {
                     try run(builder.setJoinPosition(table: table, own: own, other: other, position: position),
                             [.integer(place), .integer(id), .integer(member)])
                 }
@@ -170,17 +171,26 @@ extension Transaction {
         recordMembershipChange(relationship.source, id, toMany: relationship.index)
     }
 
-    /// Where the stored positions of an ordered list that went from `old` to `new` start to change: the
-    /// members before `offset` are where they were and keep their stored positions; the member at
-    /// `offset` and every later one take `position`, `position + 1`, … (one past the stored position of
-    /// the last member kept). Appending to a list of n members writes one position instead of n.
-    private func firstMoved(
+    /// Which members of an ordered list that went from `old` to `new` take new stored positions: those
+    /// at `offsets`, each at `base + offset`. The members before them (a common prefix) or after them (a
+    /// common suffix) are where they were and keep their stored positions, so the new ones go one past
+    /// the prefix's last (`storedPosition`), or one before the suffix's first, whichever rewrites fewer:
+    /// appending to a list of n members, or putting one in front, writes one position instead of n.
+    private func renumbering(
         from old: [Int64], to new: [Int64], storedPosition: (Int64) throws(StrataError) -> Int64?
-    ) throws(StrataError) -> (offset: Int, position: Int64) {
-        let kept = zip(old, new).prefix { $0 == $1 }.count
-        guard kept > 0 else { return (0, 0) }
-        let last = try storedPosition(new[kept - 1]) ?? Int64(kept - 1)
-        return (kept, last + 1)
+    ) throws(StrataError) -> (offsets: Range<Int>, base: Int64) {
+        let prefix = zip(old, new).prefix { $0 == $1 }.count
+        // The suffix never overlaps the prefix (in `[a, a]` to `[a]`, `a` is a prefix, not both).
+        let suffix = min(zip(old.reversed(), new.reversed()).prefix { $0 == $1 }.count, min(old.count, new.count) - prefix)
+        if suffix > prefix {
+            // Positions below the suffix's first stored one: negative ones too, when it was near 0.
+            let end = new.count - suffix
+            let first = try storedPosition(new[end]) ?? Int64(end)
+            return (0..<end, first - Int64(end))
+        }
+        guard prefix > 0 else { return (0..<new.count, 0) }
+        let last = try storedPosition(new[prefix - 1]) ?? Int64(prefix - 1)
+        return (prefix..<new.count, last + 1 - Int64(prefix))
     }
 
     // MARK: To-one
