@@ -64,7 +64,7 @@ extension Writer {
         historyKept.withLock { $0 = true }
         logger.notice(
             "another connection turned on the persistent history of a store, so this stack records it too",
-            metadata: ["strata.path": "\(index == 0 ? files.path : connection.attachedPath(ofStore: index))"])
+            metadata: ["strata.path": "\(connection.storePath(ofStore: index))"])
         return true
     }
 }

@@ -96,7 +96,7 @@ extension Connection {
     func migratedStore(expected: String) -> (path: String, version: String)? {
         for index in 0..<storeCount {
             guard let stored = storedSchemaVersion(store: index), stored != expected else { continue }
-            return (index == 0 ? path : attachedPath(ofStore: index), stored)
+            return (storePath(ofStore: index), stored)
         }
         return nil
     }

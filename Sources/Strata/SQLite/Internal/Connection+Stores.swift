@@ -152,8 +152,9 @@ extension Connection {
         index == 0 ? "main" : stores.attachedSchemas[index - 1]
     }
 
-    /// The path of the attached store at `index` (see ``storeIndex(_:)``), for messages.
-    func attachedPath(ofStore index: Int) -> String {
+    /// The path of the store at `index` (see ``storeIndex(_:)``), for messages.
+    func storePath(ofStore index: Int) -> String {
+        guard index > 0 else { return path }
         let name = schemaName(ofStore: index)
         return stores.list?.current.first { $0.schemaName == name }?.path ?? name
     }
@@ -190,7 +191,7 @@ extension Connection {
         if let expected = expectedSchemaVersion, let version, version != stores.versionsLookedAt[index] {
             if let stored = storedSchemaVersion(store: index), stored != expected {
                 // Not recorded as looked at: every later write to the store is refused too.
-                throw migratedError(path: index == 0 ? path : attachedPath(ofStore: index), stored: stored, expected: expected)
+                throw migratedError(path: storePath(ofStore: index), stored: stored, expected: expected)
             }
             stores.versionsLookedAt[index] = version
         }
