@@ -66,7 +66,7 @@ final class LeasePool<Resource: Sendable>: Sendable {
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
-        return try await withTaskCancellationHandler {
+        let grant = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 var reached: [CheckedContinuation<Void, Never>] = []
                 let outcome: Result<Grant, any Error>? = state.withLock { state in
@@ -87,6 +87,11 @@ final class LeasePool<Resource: Sendable>: Sendable {
         } onCancel: {
             state.withLock { $0.waiters.remove(id) }?.resume(throwing: CancellationError())
         }
+        // The resource was given back by another thread, which let go of the lock before it resumed
+        // this task: passing through the lock shows ThreadSanitizer that order on every path
+        // (`Locked.synchronize`).
+        state.synchronize()
+        return grant
     }
 
     /// Gives a resource back, to the longest-waiting task if there is one. Returns `false` when the

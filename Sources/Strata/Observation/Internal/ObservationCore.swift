@@ -54,13 +54,17 @@ final class ObservationCore<Value: Sendable>: Sendable {
     /// The next value for a consumer: at once when it has not seen the newest one, otherwise when the
     /// next fetch completes; `nil` when the consumer was removed or its task cancelled.
     func next(_ id: UInt64) async throws -> Value? {
-        try await withTaskCancellationHandler {
+        let value = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 update { $0.next(id, continuation) }
             }
         } onCancel: {
             removeConsumer(id)
         }
+        // The value was made on a reader's thread, stored under the lock, then resumed outside it:
+        // passing through the lock shows ThreadSanitizer that order on every path (`Locked.synchronize`).
+        state.synchronize()
+        return value
     }
 
     /// Runs an event through the state machine. Registration with the center happens under the lock, so

@@ -45,6 +45,23 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
+extension Locked {
+    /// Takes the lock and lets it go: whatever the last holder did before it let go is then seen to
+    /// come before what the caller does next.
+    ///
+    /// For a task that awaited a continuation resumed by a thread right after it let go of this lock:
+    /// the continuation orders the two already, but when it is resumed before the task reaches its
+    /// `await`, the Swift runtime orders them with an atomic load that ThreadSanitizer does not see
+    /// (swiftlang/swift#57803). Passing through the lock makes the order one it sees.
+    func synchronize() {
+        // The mutex alone: `withLock` would also make an exclusive access to the value, and a value of
+        // no size (`Locked(())`) sits at the mutex pointer's address, where ThreadSanitizer then sees
+        // that access race with this method's read of the pointer.
+        pthread_mutex_lock(mutex)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
 extension Locked where Value == Bool {
     /// Sets the flag, and returns whether this call did (it was clear): the first caller takes it.
     func takeOnce() -> Bool {

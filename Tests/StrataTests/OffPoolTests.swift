@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Strata
+
+/// What `OffPool` hands over: fields written on the thread that made it, read by the task after.
+private final class Made: Sendable {
+    let numbers: [Int]
+    let text: String
+
+    init() {
+        numbers = Array(0..<100)
+        text = String(repeating: "strata ", count: 20)
+    }
+}
+
+/// A flag whose stores and loads are relaxed: they order nothing, so ThreadSanitizer sees no order
+/// between the threads that use it (the test needs a wait that adds none of its own).
+private final class RelaxedFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}
+
+@Suite("Off-pool work", .timeLimit(.minutes(1)))
+struct OffPoolTests {
+    /// The path Dispatch takes only by chance (a CI run failed on it, and one of ten local runs of the
+    /// suite under load): the work ends and resumes the continuation before the task reaches its
+    /// `await`, and the task goes on without suspending. The Swift runtime orders the two with an
+    /// atomic load ThreadSanitizer does not see, so only `OffPool`'s own lock makes the order visible:
+    /// without it, the ThreadSanitizer run reports the reads below as a race with `Made.init`'s writes
+    /// (in every run of this test; checked by taking the lock out).
+    @Test("a result handed over before its task awaits it is read in order, also for ThreadSanitizer")
+    func resumedBeforeAwait() async throws {
+        // Twenty rounds, because one has a fair chance only: ThreadSanitizer also sees the order
+        // through any lock the two threads happen to take in turn (the Swift runtime's, Foundation's).
+        for _ in 0..<20 {
+            try await handOverBeforeAwait()
+        }
+    }
+
+    private func handOverBeforeAwait() async throws {
+        // On Swift's pool, as `ReaderConnection.open` runs: a task that prefers an executor of its own
+        // goes on through an executor switch, which the runtime does order for ThreadSanitizer.
+        let (sum, length) = try await Task.detached { () async throws -> (Int, Int) in
+            let made = try await OffPool.run({ Made() }, dispatch: { work in
+                let done = RelaxedFlag()
+                Thread {
+                    work()   // makes the value and resumes the continuation
+                    done.set()
+                }.start()
+                // Holds the task's thread until the continuation is resumed, as a preempted thread
+                // would be: the task reaches its `await` afterwards. This keeps one of the pool's
+                // threads for the microseconds the work takes; any wait that blocks (a semaphore, a
+                // lock, a join) would order the two threads for ThreadSanitizer and hide the path.
+                while !done.isSet { sched_yield() }
+            })
+            // Read in the same task, at once, as `ReaderConnection.open` does: once the task has
+            // ended, awaiting its value would order everything for ThreadSanitizer anyway.
+            return (made.numbers.reduce(0, +), made.text.count)
+        }.value
+        #expect(sum == 4950)
+        #expect(length == 140)
+    }
+
+    @Test("an error thrown by the work reaches the task")
+    func workThrows() async throws {
+        struct Failure: Error, Equatable {}
+        await #expect(throws: Failure.self) {
+            try await OffPool.run { () throws -> Made in throw Failure() }
+        }
+    }
+}
