@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import Strata
@@ -287,6 +288,26 @@ struct HistoryTests {
         let later = try #require(try await first.writer.externalChanges())
         #expect(later.deletedIDs(Person.self).map(\.rawValue) == [other.rawValue])
         #expect(later.insertedIDs(Person.self).isEmpty)
+    }
+
+    @Test("another stack's commit whose history cannot be read is reported as an unknown change, not lost")
+    func unreadableHistoryOfOthers() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("two.sqlite")
+        let first = try await makeHistoryStack(path: path).0
+        let second = try await makeHistoryStack(path: path).0
+        #expect(try await first.writer.externalChanges() == nil)
+        try await second.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "other" } }
+        // Another program breaks the history table before the first stack reads it.
+        var raw: OpaquePointer?
+        #expect(sqlite3_open(path, &raw) == SQLITE_OK)
+        defer { sqlite3_close(raw) }
+        #expect(sqlite3_exec(raw, "ALTER TABLE strata_history RENAME TO strata_history_moved", nil, nil, nil) == SQLITE_OK)
+        // Before, the check threw (the monitor only logged it) after taking the new data_version: the
+        // commit was never reported, and publishers kept their old snapshots.
+        let changes = try #require(try await first.writer.externalChanges())
+        #expect(changes.isUnknown)
+        #expect(try await first.writer.externalChanges() == nil)
     }
 }
 

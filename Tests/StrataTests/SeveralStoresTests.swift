@@ -316,6 +316,46 @@ struct SeveralStoresTests {
         #expect(count == 1)
     }
 
+    @Test("a store added to a watched stack: other stacks' commits to the old stores are still noticed, and the watch covers the new one",
+          .timeLimit(.minutes(1)))
+    func storeAddedWhileWatched() async throws {
+        let directory = try TemporaryDirectory()
+        let other = try await makeSeveralStoresStack(directory)
+        var watchOnly = DataStack.Configuration()
+        watchOnly.externalChangePollInterval = .seconds(3600)
+        let observed = try await DataStack(
+            severalStoresSchema, storages: [SQLiteStore(path: directory.path("main.sqlite"))], configuration: watchOnly)
+        // The writer's check, called directly (nothing observes yet): the versions it saw are its baseline.
+        #expect(try await observed.writer.externalChanges() == nil)
+        try await observed.addStorage(SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"))
+        try await other.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "theirs" } }
+        // Before, adding the store made the writer forget the versions it had checked: this check took
+        // the main store's new version as a first baseline, and the commit was never reported.
+        #expect(try await observed.writer.externalChanges() != nil)
+        try await other.perform { tx in try tx.create(Into<StoreNote>("Shared")) { $0.title = "shared" } }
+        #expect(try await observed.writer.externalChanges() != nil, "a commit to the added store is noticed")
+        // A monitor that runs when a store is added starts again, watching the new store's files too
+        // (before, it kept watching the files it started with: commits to the added store were seen at
+        // the next poll only, here in an hour).
+        var notes = observed.countPublisher(From<StoreNote>(nil)).makeAsyncIterator()
+        #expect(try await notes.next() == 1)
+        let monitor = try #require(observed.observation.monitor, "no external-change monitor runs")
+        await monitor.settled()
+        let cachePath = directory.path("cache.sqlite")
+        #expect(monitor.watcher?.paths.contains(cachePath) == false)
+        try await observed.addStorage(SQLiteStore(path: cachePath).configuration("Cache"))
+        let restarted = try #require(observed.observation.monitor)
+        #expect(restarted !== monitor)
+        await restarted.settled()
+        #expect(restarted.watcher?.paths.contains(cachePath) == true)
+        var thumbnails = observed.countPublisher(From<StoreThumbnail>()).makeAsyncIterator()
+        #expect(try await thumbnails.next() == 0)
+        try await other.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "theirs.png" } }
+        var count = try #require(try await thumbnails.next())
+        while count < 1 { count = try #require(try await thumbnails.next()) }
+        #expect(count == 1)
+    }
+
     @Test("a transaction locks only the stores it writes to")
     func locksOnlyWrittenStores() async throws {
         let directory = try TemporaryDirectory()

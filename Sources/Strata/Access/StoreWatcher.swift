@@ -29,9 +29,12 @@ import Synchronization
 /// write the same files. ``ExternalChangeMonitor`` turns events into checks.
 final class StoreWatcher: Sendable {
     private let watches: [any FileWatch]
+    /// The databases watched, as given to ``start(paths:logger:onEvent:)`` (for tests).
+    let paths: [String]
 
-    private init(watches: [any FileWatch]) {
+    private init(watches: [any FileWatch], paths: [String]) {
         self.watches = watches
+        self.paths = paths
     }
 
     deinit {
@@ -89,7 +92,7 @@ final class StoreWatcher: Sendable {
             watches.append(watch)
         }
         #endif
-        return watches.isEmpty ? nil : StoreWatcher(watches: watches)
+        return watches.isEmpty ? nil : StoreWatcher(watches: watches, paths: paths)
     }
 
     /// Stops watching (idempotent, returns at once); ``stopped()`` waits until the thread has ended.

@@ -1,3 +1,5 @@
+import Logging
+
 /// The writer and the stack's stores: attaching a store added to the stack, and noticing other
 /// connections' commits to the stores.
 extension Writer {
@@ -24,7 +26,12 @@ extension Writer {
             historyKept.withLock { $0 = true }
         }
         ids = IDAllocator(homes: store.idHomes)
-        lastDataVersion = nil
+        // The added store's version from now on, beside the others' as last checked: a commit another
+        // connection made to them since that check is still one the next check reports. (Forgetting
+        // every version here made the next check take them as a first baseline, and lose that commit.)
+        if lastDataVersion != nil, let added = try connection.dataVersion(store: connection.storeCount - 1) {
+            lastDataVersion?.append(added)
+        }
     }
 
     /// Whether another connection (another process or stack) committed since the last check: the writer
@@ -55,7 +62,19 @@ extension Writer {
         guard !changed.isEmpty else { return nil }
         // A commit that recorded no history (a purge, or a connection that is not Strata's), or one to a
         // store that keeps none: anything may have changed.
-        let changes = try history?.scanOthers(changedStores: changed, on: connection) ?? .unknownExternal
+        // The check above has taken the new versions: these commits are reported now or never. When
+        // reading what they changed fails (an I/O error, a history table another program broke), they
+        // are reported as unknown changes, which every publisher fetches anew for; the history is
+        // read from the same place at the next check.
+        let changes: ChangeSet
+        do {
+            changes = try history?.scanOthers(changedStores: changed, on: connection) ?? .unknownExternal
+        } catch {
+            logger.warning(
+                "another connection's commits are reported as unknown changes: reading their history failed",
+                metadata: ["strata.error": "\(error)"])
+            changes = .unknownExternal
+        }
         // Reads that start from now on see these commits: they count among the commits reads see.
         let commitLog = self.commitLog
         connection.countExternalCommit { number in commitLog.add(number, changes) }

@@ -149,6 +149,7 @@ extension DataStack {
         try await writer.attach(entry, store: next)
         connectionOptions.attachments?.append(entry)
         stores.replace(with: next)
+        observation.storesChanged()
         logger.info("store added", metadata: ["strata.path": "\(location.path)", "strata.configuration": "\(key)"])
     }
 

@@ -158,6 +158,19 @@ final class ObservationCenter: Sendable {
         feed.publish(changes, local: false)
     }
 
+    /// A store was added to the stack: a monitor that runs starts again, so that its file watch
+    /// covers the new store's files too (the writer's `data_version` check covers it already; the new
+    /// monitor's first check finds what was committed meanwhile).
+    func storesChanged() {
+        let replaced: ExternalChangeMonitor? = state.withLock { state in
+            guard let running = state.monitor, !state.isClosed else { return nil }
+            state.monitor = nil
+            startMonitorIfNeeded(&state)
+            return running
+        }
+        replaced?.stop()
+    }
+
     private func startMonitorIfNeeded(_ state: inout State) {
         // Without a poll interval, noticing other connections' commits is off (see the configuration).
         guard state.monitor == nil, state.needsMonitor, pollInterval != nil else { return }
