@@ -71,9 +71,12 @@ extension MigrationPlan {
             // The relationship that owns the join table, and its name in the source version.
             let property = String(join.name.dropFirst(join.ownerTable.count + 1))
             let sourceOwner = sourceOf[join.ownerTable] ?? (entityRenames[join.ownerTable] == nil ? join.ownerTable : nil)
-            let sourceProperty = fieldRenames[join.ownerTable]?[property] ?? property
+            let renamedFrom = fieldRenames[join.ownerTable]?[property]
+            let sourceProperty = renamedFrom ?? property
             let sourceOther = sourceOf[join.otherTable] ?? join.otherTable
-            if let sourceOwner, !deleted.contains(sourceOwner), !deleted.contains(sourceOther),
+            // A relationship renamed away leaves its old name to a new relationship, with links of its own.
+            let claimed = renamedFrom == nil && (fieldRenames[join.ownerTable]?.values.contains(property) ?? false)
+            if let sourceOwner, !claimed, !deleted.contains(sourceOwner), !deleted.contains(sourceOther),
                 let old = sourceGraph.joinTables.first(where: { $0.name == "\(sourceOwner)_\(sourceProperty)" }),
                 old.ownerTable == sourceOwner, old.otherTable == sourceOther
             {

@@ -235,12 +235,21 @@ struct MigrationPlan {
         let sourceDefinitions = Dictionary(
             sql.columnDefinitions(old, graph: sourceGraph, referenced: { entityRenames[$0] ?? $0 }).map { ($0.column, $0.definition) },
             uniquingKeysWith: { a, _ in a })
+        // The old fields a rename takes: a field of the new version that has the same name without a
+        // rename of its own is another, new field (`title` renamed to `headline`, and a new `title`).
+        let renamedSources = Set(renames.values)
+        let unclaimed = { (old: FieldDescription) in
+            !renamedSources.contains(old.property) && !renamedSources.contains(old.column)
+        }
         for field in entity.fields {
             let fill = fills[field.property] ?? fills[field.column]
             let renamed = renames[field.property] ?? renames[field.column]
             let match: FieldDescription? =
                 if let renamed { old.fields.first { $0.property == renamed } ?? old.fields.first { $0.column == renamed } }
-                else { old.fields.first { $0.column == field.column } ?? old.fields.first { $0.property == field.property } }
+                else {
+                    old.fields.first { $0.column == field.column && unclaimed($0) }
+                        ?? old.fields.first { $0.property == field.property && unclaimed($0) }
+                }
             guard let match else {
                 // A new field: its default, its fill, or nil.
                 guard let value = fill ?? field.defaultValue ?? (field.isOptional ? .null : nil) else {
