@@ -89,3 +89,73 @@ struct MigrationRenameTests {
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
     }
 }
+
+// A field that becomes unique, its values made unique by the step's transform.
+
+enum UQV1 {
+    @Entity(name: "Member")
+    struct Member {
+        var email: String = ""
+    }
+}
+
+enum UQV2 {
+    @Entity(name: "Member")
+    struct Member {
+        @Field(.unique) var email: String = ""
+        @Field(.unique) var handle: String = ""
+    }
+}
+
+@Suite("Migrations: unique values made by a transform", .timeLimit(.minutes(1)))
+struct MigrationUniqueTransformTests {
+    static let v1 = Schema("V1", UQV1.Member.self)
+    static let v2 = Schema("V2", UQV2.Member.self)
+
+    func makeStore(_ path: String) async throws -> [Int64] {
+        let old = try await DataStack(Self.v1, storage: SQLiteStore(path: path))
+        let ids = try await old.perform { tx in
+            try (0..<2).map { _ in try tx.create(Into<UQV1.Member>()) { $0.email = "a@example.com" }.id.rawValue }
+        }
+        await old.close()
+        return ids
+    }
+
+    @Test("a field that becomes unique and a new unique field, both given unique values by a transform, migrate")
+    func transformMakesValuesUnique() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("members.sqlite")
+        let ids = try await makeStore(path)
+        // Before, the duplicates were refused before the transform ran ("make the values unique in a
+        // .transform"), and so was the new field, whose default every object shared.
+        let stack = try await DataStack(
+            SchemaHistory(Self.v1, Self.v2, steps: [MigrationStep(from: "V1", to: "V2", .transform(UQV2.Member.self) { old, member in
+                member.email = "\(member.id.rawValue)-" + (try old.value("email", as: String.self))
+                member.handle = "member-\(member.id.rawValue)"
+            })]),
+            storage: SQLiteStore(path: path))
+        let members = try await stack.fetchAll(From<UQV2.Member>().orderBy(.ascending(\.email)))
+        #expect(members.map(\.email) == ids.map { "\($0)-a@example.com" })
+        #expect(members.map(\.handle) == ids.map { "member-\($0)" })
+        await stack.close()
+    }
+
+    @Test("a transform that leaves two objects the same unique value is refused, naming an object; the store stays at its version")
+    func transformLeavesDuplicates() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("members.sqlite")
+        _ = try await makeStore(path)
+        let error = await #expect(throws: StrataError.self) {
+            try await DataStack(
+                SchemaHistory(Self.v1, Self.v2, steps: [MigrationStep(from: "V1", to: "V2", .transform(UQV2.Member.self) { _, member in
+                    member.handle = "member-\(member.id.rawValue)"
+                })]),
+                storage: SQLiteStore(path: path))
+        }
+        #expect(error?.code == .invalidMigration)
+        #expect(error?.message.contains("The .transform of Member gave object") == true, "\(String(describing: error))")
+        let old = try await DataStack(Self.v1, storage: SQLiteStore(path: path))
+        #expect(try await old.fetchCount(From<UQV1.Member>().where(\.email == "a@example.com")) == 2)
+        await old.close()
+    }
+}

@@ -43,7 +43,9 @@ extension Migrator {
                     entity: destination.name, field: property)
             }
         }
-        for column in table.newlyUnique {
+        // A transform sets the values itself (making them unique is what it is for): its rows are
+        // checked as they are written (`transform(_:from:reading:to:onRows:)`).
+        for column in table.newlyUnique where table.action != .transform {
             guard let origin = table.columns.first(where: { $0.column == column })?.source else { continue }
             let (expression, values) = expression(origin)
             let statement = try connection.makeStatement(

@@ -74,6 +74,13 @@ extension Migrator {
             }
             do {
                 _ = try insert.step()
+            } catch where error.code == .uniqueConstraint {
+                throw StrataError(
+                    .invalidMigration,
+                    "The .transform of \(destination.name) gave object \(id) a value that another object already has in a "
+                        + "unique field (\(error.message)). Give each object a value of its own in the transform, or delete "
+                        + "the duplicates with .deleteObjects in the step.",
+                    entity: destination.name)
             } catch {
                 throw error.with(entity: destination.name)
             }
