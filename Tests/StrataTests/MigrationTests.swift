@@ -336,6 +336,12 @@ struct MigrationTests {
             MigrationStep(from: "V1", to: "V2", .renameEntity(from: "Author", to: "Writer"),
                 .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: 42), .deleteEntity("Draft")),
             mentioning: "of kind INTEGER, but the field stores TEXT values")
+        // A fill of the entity's old name (before, it filled nothing, silently).
+        try await refuse(
+            MigrationStep(from: "V1", to: "V2", .renameEntity(from: "Author", to: "Writer"),
+                .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: "?"),
+                .fill("Author", "rating", with: 5), .deleteEntity("Draft")),
+            mentioning: "fill names entity Author, which version V2 does not have. Author becomes Writer in this step")
         // A unique field whose values repeat names the objects.
         let unique = SchemaHistory(
             migrationV1, migrationV2, migrationV3,

@@ -175,6 +175,12 @@ struct MigrationPlan {
         for (entity, _) in fieldRenames where destination.entity(named: entity) == nil {
             throw fail("renameField names entity \(entity), which version \(destination.version) does not have.", entity: entity)
         }
+        // A fill of an entity the new version does not have would fill nothing (its objects keep the
+        // default): the old name of a renamed entity, most likely.
+        for (entity, _) in fills where destination.entity(named: entity) == nil {
+            let renamed = entityRenames[entity].map { " \(entity) becomes \($0) in this step: fill \($0)'s field." } ?? ""
+            throw fail("fill names entity \(entity), which version \(destination.version) does not have.\(renamed)", entity: entity)
+        }
         for (entity, transform) in transforms {
             guard let target = destination.entity(named: entity) else {
                 throw fail("transform names entity \(entity), which version \(destination.version) does not have.", entity: entity)
