@@ -290,6 +290,26 @@ struct HistoryTests {
         #expect(later.insertedIDs(Person.self).isEmpty)
     }
 
+    @Test("a stack that only reads sees a history another stack turned on after it opened")
+    func readOnlyStackSeesHistoryTurnedOnLater() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        let widget = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        #expect(!widget.recordsHistory)
+        let app = try await makeHistoryStack(path: path).0
+        try await app.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        // Before, only a write made the widget look: its reads threw historyUnavailable, saying the
+        // store kept no history.
+        let transactions = try await widget.history()
+        #expect(transactions.count == 1)
+        #expect(widget.recordsHistory)
+        #expect(try await widget.currentHistoryToken() == transactions.last?.token)
+        // A stack whose store really keeps none still says so.
+        let plain = try await DataStack(testSchema, storage: SQLiteStore(path: directory.path("plain.sqlite")))
+        let error = await #expect(throws: StrataError.self) { try await plain.history() }
+        #expect(error?.code == .historyUnavailable)
+    }
+
     @Test("another stack's commit whose history cannot be read is reported as an unknown change, not lost")
     func unreadableHistoryOfOthers() async throws {
         let directory = try TemporaryDirectory()

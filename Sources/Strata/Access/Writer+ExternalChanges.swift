@@ -37,6 +37,29 @@ extension Writer {
             metadata: ["strata.path": "\(files.path)"])
     }
 
+    /// For a history read by a stack that does not record the history yet: looks whether another
+    /// stack turned it on for the stack's stores since this one opened, and follows it when it did.
+    /// (A stack that writes looks at its transactions; one that only reads, a widget's, looks here.)
+    /// Takes the writer's turn, between two transactions; inside an unsafe transaction of the calling
+    /// task, whose turn it is, it does not look.
+    nonisolated func lookForHistory() async throws {
+        guard !recordsHistory else { return }
+        do { try checkNotHoldingUnsafe() } catch { return }
+        try await takeTurn()
+        try await lookForHistoryInTurn()
+    }
+
+    private func lookForHistoryInTurn() throws {
+        defer { passTurn() }
+        if connection.isClosed { throw Connection.closedError }
+        guard history == nil, let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }
+        history = recorder
+        historyKept.withLock { $0 = true }
+        logger.notice(
+            "another connection turned on the store's persistent history, so this stack records it too",
+            metadata: ["strata.path": "\(files.path)"])
+    }
+
     /// The observer a transaction tells of its first write to each store: the writer, in a stack of
     /// several stores; `nil` in a stack of one, which looks at the start of each transaction instead.
     var lockObserver: (any StoreLockObserver)? {

@@ -40,7 +40,7 @@ extension DataStack {
         after token: HistoryToken? = nil, authors: Set<String>? = nil, excludingAuthors: Set<String> = [],
         entities: [any Entity.Type]? = nil, limit: Int? = nil
     ) async throws -> [HistoryTransaction] {
-        try checkHistory()
+        try await checkHistory()
         if let limit, limit < 0 {
             throw StrataError(.invalidArgument, "limit must not be negative (it was \(limit)); pass nil for no limit.")
         }
@@ -66,7 +66,7 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/Code/historyUnavailable`` when the store keeps no history.
     public func currentHistoryToken() async throws -> HistoryToken? {
-        try checkHistory()
+        try await checkHistory()
         let stores = store.allStores
         let writerTag = writer.storeTag
         return try await readers.read { connection throws(StrataError) -> HistoryToken? in
@@ -90,7 +90,7 @@ extension DataStack {
     ///   ``StrataError/Code/invalidArgument`` when no position of `token` is keyed by a store of this stack.
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
-        try checkHistory()
+        try await checkHistory()
         try check(token, stores: store.allStores, writerTag: writer.storeTag)
         return try await purgeEachStore { place, _ throws(StrataError) in
             token.position(key: place.key, tag: place.tag)
@@ -101,7 +101,7 @@ extension DataStack {
     /// were deleted.
     @discardableResult
     public func purgeHistory(before date: Date) async throws -> Int {
-        try checkHistory()
+        try await checkHistory()
         return try await purgeEachStore { place, connection throws(StrataError) in
             try place.tables.firstToken(notBefore: date, on: connection)
         }
@@ -155,7 +155,10 @@ extension DataStack {
                 + "configuration of a store of this stack.")
     }
 
-    func checkHistory() throws(StrataError) {
+    /// Throws `historyUnavailable` unless the stores keep a history: this stack's, or one another stack
+    /// turned on since this one opened (looked for here when this stack has not seen it yet).
+    func checkHistory() async throws {
+        if !writer.recordsHistory { try await writer.lookForHistory() }
         guard writer.recordsHistory else {
             throw StrataError(
                 .historyUnavailable,
