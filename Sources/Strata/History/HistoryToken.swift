@@ -93,6 +93,31 @@ public struct HistoryToken: Sendable, Hashable, Codable, CustomStringConvertible
             || storeTags.values.contains(where: tags.contains)
     }
 
+    /// This token as a stack whose stores are `places` (each store's key and file tag) holds it: each
+    /// store's position under the store's key (see ``position(key:tag:)``), and the positions of other
+    /// files as they were. Before a merge of several stores' histories, so that moving on in one store
+    /// never overwrites the position of another file that the token held under the same key (a token
+    /// of a stack that opened the cache file alone holds it under `""`, the full stack's main store).
+    func rekeyed(for places: [(key: String, tag: UInt32)]) -> HistoryToken {
+        var positions = self.positions
+        var tags = storeTags
+        // The entries that name one of these stores, by key or by file, are replaced by its own.
+        let placeTags = Set(places.map(\.tag).filter { $0 != 0 })
+        for (key, tag) in storeTags where placeTags.contains(tag) {
+            positions[key] = nil
+            tags[key] = nil
+        }
+        for place in places {
+            positions[place.key] = nil
+            tags[place.key] = nil
+        }
+        for place in places {
+            if let position = position(key: place.key, tag: place.tag) { positions[place.key] = position }
+            if place.tag != 0 { tags[place.key] = place.tag }
+        }
+        return HistoryToken(positions: positions, storeTags: tags)
+    }
+
     /// This token moved on past `position` in the store keyed `key`, whose file is tagged `tag`.
     func advanced(in key: String, tag: UInt32, to position: Int64) -> HistoryToken {
         var positions = self.positions

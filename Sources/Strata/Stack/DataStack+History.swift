@@ -50,14 +50,15 @@ extension DataStack {
         let entityNames = entities.map { Set($0.map { $0.entityDescription.name }) }
         return try await readers.read { connection throws(StrataError) in
             var perStore: [[HistoryTransaction]] = []
-            for place in try HistoryPlace.all(stores, writerTag: writerTag, on: connection) {
+            let places = try HistoryPlace.all(stores, writerTag: writerTag, on: connection)
+            for place in places {
                 let filter = HistoryStore.Filter(
                     // A token that names no position in this store reads it from its first transaction.
                     after: token.map { $0.position(key: place.key, tag: place.tag) ?? 0 }, authors: authors,
                     excludingAuthors: excludingAuthors, entities: entityNames, limit: limit)
                 perStore.append(try place.tables.read(filter, configuration: place.key, tag: place.tag, on: connection))
             }
-            return HistoryStore.merge(perStore, after: token, limit: limit)
+            return HistoryStore.merge(perStore, after: token?.rekeyed(for: places.map { ($0.key, $0.tag) }), limit: limit)
         }
     }
 
