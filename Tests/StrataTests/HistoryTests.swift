@@ -290,6 +290,28 @@ struct HistoryTests {
         #expect(later.insertedIDs(Person.self).isEmpty)
     }
 
+    @Test("a stack that commits while nothing observes it keeps a bounded set of its own tokens; the next check then reports unknown changes")
+    func ownTokensBounded() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("two.sqlite")
+        let first = try await makeHistoryStack(path: path).0
+        let second = try await makeHistoryStack(path: path).0
+        #expect(try await first.writer.externalChanges() == nil)
+        try await second.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "other" } }
+        // From here on, each of the first stack's tokens is one it must skip when it next reads the
+        // history: before, it kept every one of them, for as long as no scan ran (no observer).
+        for index in 0..<(HistoryRecorder.ownLimit + 100) {
+            try await first.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "own \(index)" } }
+        }
+        #expect(await first.writer.ownHistoryTokenCount <= HistoryRecorder.ownLimit)
+        let changes = try #require(try await first.writer.externalChanges())
+        #expect(changes.isUnknown)
+        // The next scan starts where that one ended: exact changes again.
+        try await second.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "later" } }
+        let later = try #require(try await first.writer.externalChanges())
+        #expect(!later.isUnknown && later.insertedIDs(Person.self).count == 1)
+    }
+
     @Test("a stack that only reads sees a history another stack turned on after it opened")
     func readOnlyStackSeesHistoryTurnedOnLater() async throws {
         let directory = try TemporaryDirectory()

@@ -80,4 +80,7 @@ extension Writer {
         connection.countExternalCommit { number in commitLog.add(number, changes) }
         return changes
     }
+
+    /// The own history tokens the writer keeps for its next scan of others' commits (for tests).
+    var ownHistoryTokenCount: Int { history?.ownTokenCount ?? 0 }
 }

@@ -22,7 +22,18 @@ struct HistoryRecorder {
         var scanned: Int64
         /// This stack's tokens above `scanned` (others committed in between, not read yet).
         var own: Set<Int64> = []
+        /// Whether `own` outgrew ``ownLimit`` and was dropped: the next scan cannot tell this stack's
+        /// commits from others' and reports unknown changes.
+        var ownDropped = false
     }
+
+    /// The most own tokens kept per store between two scans. Scans run only while something observes
+    /// the stack; without an observer, a stack that commits after another connection did would keep
+    /// every token of its own forever, and the first scan would then read all of that history at once.
+    static let ownLimit = 4_096
+
+    /// The own tokens kept for the next scan, in every store (for tests).
+    var ownTokenCount: Int { stores.reduce(0) { $0 + ($1?.own.count ?? 0) } }
 
     /// A recorder for the stores of `store` on the writer's connection (their tables created when the
     /// stack turns history on), or `nil` when none of them keeps a history.
@@ -130,11 +141,16 @@ struct HistoryRecorder {
 
     private mutating func committed(_ token: Int64, store index: Int) {
         // In place: a copy taken out and written back would copy the set of own tokens.
-        guard let scanned = stores[index]?.scanned else { return }
+        guard let scanned = stores[index]?.scanned, stores[index]?.ownDropped == false else { return }
         if token == scanned + 1 {
             stores[index]?.scanned = token
         } else if token > scanned {
-            stores[index]?.own.insert(token)
+            if stores[index]?.own.count ?? 0 >= Self.ownLimit {
+                stores[index]?.own = []
+                stores[index]?.ownDropped = true
+            } else {
+                stores[index]?.own.insert(token)
+            }
         }
     }
 
@@ -151,6 +167,14 @@ struct HistoryRecorder {
         for index in changedStores {
             guard var store = stores[index] else { continue }
             defer { stores[index] = store }
+            if store.ownDropped {
+                // Too many own commits since the last scan to tell apart: anything may have changed, and
+                // the next scan starts from here.
+                store.scanned = try store.tables.currentToken(connection) ?? store.scanned
+                store.own = []
+                store.ownDropped = false
+                return .unknownExternal
+            }
             let transactions: [HistoryTransaction]
             do {
                 transactions = try store.tables.read(
