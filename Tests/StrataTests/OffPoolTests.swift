@@ -29,38 +29,38 @@ struct OffPoolTests {
     /// `await`, and the task goes on without suspending. The Swift runtime orders the two with an
     /// atomic load ThreadSanitizer does not see, so only `OffPool`'s own lock makes the order visible:
     /// without it, the ThreadSanitizer run reports the reads below as a race with `Made.init`'s writes
-    /// (in every run of this test; checked by taking the lock out).
+    /// (checked by taking the lock out; see the rounds below).
     @Test("a result handed over before its task awaits it is read in order, also for ThreadSanitizer")
     func resumedBeforeAwait() async throws {
-        // Twenty rounds, because one has a fair chance only: ThreadSanitizer also sees the order
-        // through any lock the two threads happen to take in turn (the Swift runtime's, Foundation's).
-        for _ in 0..<20 {
-            try await handOverBeforeAwait()
-        }
-    }
-
-    private func handOverBeforeAwait() async throws {
         // On Swift's pool, as `ReaderConnection.open` runs: a task that prefers an executor of its own
-        // goes on through an executor switch, which the runtime does order for ThreadSanitizer.
-        let (sum, length) = try await Task.detached { () async throws -> (Int, Int) in
-            let made = try await OffPool.run({ Made() }, dispatch: { work in
-                let done = RelaxedFlag()
-                Thread {
-                    work()   // makes the value and resumes the continuation
-                    done.set()
-                }.start()
-                // Holds the task's thread until the continuation is resumed, as a preempted thread
-                // would be: the task reaches its `await` afterwards. This keeps one of the pool's
-                // threads for the microseconds the work takes; any wait that blocks (a semaphore, a
-                // lock, a join) would order the two threads for ThreadSanitizer and hide the path.
-                while !done.isSet { sched_yield() }
-            })
-            // Read in the same task, at once, as `ReaderConnection.open` does: once the task has
-            // ended, awaiting its value would order everything for ThreadSanitizer anyway.
-            return (made.numbers.reduce(0, +), made.text.count)
+        // goes on through an executor switch, which the runtime does order for ThreadSanitizer. Twenty
+        // rounds in one task (a task per round hopped through the pool each time: 36 s under TSan in
+        // CI), because one round has a fair chance only: ThreadSanitizer also sees the order through
+        // any lock the two threads happen to take in turn (the runtime's, Foundation's). Without the
+        // fix, 2 of 3 runs reported the race (a task per round: 6 of 6).
+        let results = try await Task.detached { () async throws -> [Int] in
+            var results: [Int] = []
+            for _ in 0..<20 {
+                let made = try await OffPool.run({ Made() }, dispatch: { work in
+                    let done = RelaxedFlag()
+                    Thread {
+                        work()   // makes the value and resumes the continuation
+                        done.set()
+                    }.start()
+                    // Holds the task's thread until the continuation is resumed, as a preempted thread
+                    // would be: the task reaches its `await` afterwards. Any wait that blocks on the
+                    // other thread (a semaphore, a lock, a join) would order the two for
+                    // ThreadSanitizer and hide the path; so would `usleep` between looks, it turned out
+                    // (no report without the fix). A yield lets the new thread have the core.
+                    while !done.isSet { sched_yield() }
+                })
+                // Read in the same task, at once, as `ReaderConnection.open` does: once the task has
+                // ended, awaiting its value would order everything for ThreadSanitizer anyway.
+                results.append(made.numbers.reduce(0, +) + made.text.count)
+            }
+            return results
         }.value
-        #expect(sum == 4950)
-        #expect(length == 140)
+        #expect(results == Array(repeating: 4950 + 140, count: 20))
     }
 
     @Test("an error thrown by the work reaches the task")
