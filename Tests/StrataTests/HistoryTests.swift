@@ -3,6 +3,12 @@ import Foundation
 import Testing
 @testable import Strata
 
+/// Two stacks that record history on the same file, `two.sqlite` in `directory`, and its path.
+func twoHistoryStacks(_ directory: TemporaryDirectory) async throws -> (first: DataStack, second: DataStack, path: String) {
+    let path = directory.path("two.sqlite")
+    return (try await makeHistoryStack(path: path).0, try await makeHistoryStack(path: path).0, path)
+}
+
 /// A stack that records its history, on a file or in memory.
 func makeHistoryStack(
     _ kind: StoreKind = .inMemory, options: HistoryOptions = HistoryOptions(), schema: Schema = testSchema,
@@ -269,9 +275,7 @@ struct HistoryTests {
     @Test("another stack's commits reach the writer as exact change sets read from the history, without its own")
     func externalChangesFromHistory() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("two.sqlite")
-        let first = try await makeHistoryStack(path: path).0
-        let second = try await makeHistoryStack(path: path).0
+        let (first, second, _) = try await twoHistoryStacks(directory)
         #expect(try await first.writer.externalChanges() == nil)
         let own = try await first.perform { tx in try tx.create(Into<Person>()) { $0.name = "own" }.id }
         let other = try await second.perform { tx in try tx.create(Into<Person>()) { $0.name = "other" }.id }
@@ -293,9 +297,7 @@ struct HistoryTests {
     @Test("a stack that commits while nothing observes it keeps a bounded set of its own tokens; the next check then reports unknown changes")
     func ownTokensBounded() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("two.sqlite")
-        let first = try await makeHistoryStack(path: path).0
-        let second = try await makeHistoryStack(path: path).0
+        let (first, second, _) = try await twoHistoryStacks(directory)
         #expect(try await first.writer.externalChanges() == nil)
         try await second.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "other" } }
         // From here on, each of the first stack's tokens is one it must skip when it next reads the
@@ -335,9 +337,7 @@ struct HistoryTests {
     @Test("another stack's commit whose history cannot be read is reported as an unknown change, not lost")
     func unreadableHistoryOfOthers() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("two.sqlite")
-        let first = try await makeHistoryStack(path: path).0
-        let second = try await makeHistoryStack(path: path).0
+        let (first, second, path) = try await twoHistoryStacks(directory)
         #expect(try await first.writer.externalChanges() == nil)
         try await second.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "other" } }
         // Another program breaks the history table before the first stack reads it.
