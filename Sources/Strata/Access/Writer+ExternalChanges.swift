@@ -29,6 +29,12 @@ extension Writer {
     func adoptHistoryIfTurnedOn(dataVersion version: Int64) throws(StrataError) {
         guard version != historyLookedAt else { return }
         historyLookedAt = version
+        try followHistoryIfKept()
+    }
+
+    /// Starts recording the history of the stack's stores when they keep one (another connection
+    /// turned it on), and says so in the log.
+    private func followHistoryIfKept() throws(StrataError) {
         guard let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }
         history = recorder
         historyKept.withLock { $0 = true }
@@ -52,12 +58,7 @@ extension Writer {
     private func lookForHistoryInTurn() throws {
         defer { passTurn() }
         if connection.isClosed { throw Connection.closedError }
-        guard history == nil, let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) else { return }
-        history = recorder
-        historyKept.withLock { $0 = true }
-        logger.notice(
-            "another connection turned on the store's persistent history, so this stack records it too",
-            metadata: ["strata.path": "\(files.path)"])
+        if history == nil { try followHistoryIfKept() }
     }
 
     /// The observer a transaction tells of its first write to each store: the writer, in a stack of

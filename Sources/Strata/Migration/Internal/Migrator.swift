@@ -249,9 +249,9 @@ struct Migrator {
                 // A swap (a to b, b to a) or a chain (a to b, b to c) renames a column to a name another
                 // column still has: each then goes through a name of its own first.
                 let sourceColumns = Set(table.source?.fields.map(\.column) ?? [])
-                let renames = table.renamedColumns.contains { sourceColumns.contains($0.1) }
-                    ? table.renamedColumns.enumerated().map { ($1.0, "strata_renaming_\($0)") }
-                        + table.renamedColumns.enumerated().map { ("strata_renaming_\($0)", $1.1) }
+                let renames = table.renamedColumns.contains { sourceColumns.contains($0.new) }
+                    ? table.renamedColumns.enumerated().map { (old: $1.old, new: "strata_renaming_\($0)") }
+                        + table.renamedColumns.enumerated().map { (old: "strata_renaming_\($0)", new: $1.new) }
                     : table.renamedColumns
                 for (old, new) in renames {
                     try connection.execute("ALTER TABLE \(name) RENAME COLUMN \(dialect.quote(old)) TO \(dialect.quote(new))")
