@@ -602,6 +602,63 @@ extension SeveralStoresLifecycleTests {
         #expect(try await again.fetchCount(From<StoreThumbnail>()) == 3)
         await again.close()
     }
+
+    @Test("a store made by a version with configurations opens with a history whose current version has none")
+    func configurationsMergedBack() async throws {
+        let directory = try TemporaryDirectory()
+        let main = directory.path("main.sqlite")
+        let v1 = Schema("V1", StoreNote.self, StoreThumbnail.self).configuration("Cache", StoreThumbnail.self)
+        let v2 = Schema("V2", StoreNote.self, StoreThumbnail.self)
+        do {
+            let stack = try await DataStack(v1, storages: [SQLiteStore(path: main), SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache")])
+            try await stack.perform { tx in
+                try tx.create(Into<StoreNote>()) { $0.title = "kept" }
+                try tx.create(Into<StoreThumbnail>()) { $0.url = "cached.png" }
+            }
+            await stack.close()
+        }
+        // The main store was made with V1's default configuration (Note only): that is what V1 is
+        // compared with, not V1's whole list of entities.
+        let history = SchemaHistory(v1, v2)
+        let forecast = try await DataStack.forecast(history, storage: SQLiteStore(path: main))
+        #expect(forecast.storeVersion == "V1")
+        #expect(forecast.steps.flatMap(\.entities).map(\.entity).sorted() == ["Note", "Thumbnail"])
+        let stack = try await DataStack(history, storage: SQLiteStore(path: main))
+        #expect(try await stack.fetchAll(From<StoreNote>()).map(\.title) == ["kept"])
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 0, "objects do not move between stores")
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "main.png" } }
+        await stack.close()
+        #expect(try storeValue(main, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V2")
+    }
+
+    @Test("an entity a version moves to another configuration: the old store's migration names it, and .deleteEntity drops it there")
+    func entityMovedToAnotherStore() async throws {
+        let directory = try TemporaryDirectory()
+        let main = directory.path("main.sqlite")
+        let v1 = Schema("V1", StoreNote.self, StoreThumbnail.self)
+        let v2 = Schema("V2", StoreNote.self, StoreThumbnail.self).configuration("Cache", StoreThumbnail.self)
+        do {
+            let stack = try await DataStack(v1, storage: SQLiteStore(path: main))
+            try await stack.perform { tx in
+                try tx.create(Into<StoreNote>()) { $0.title = "kept" }
+                try tx.create(Into<StoreThumbnail>()) { $0.url = "old.png" }
+            }
+            await stack.close()
+        }
+        let storages: [any Storage] = [SQLiteStore(path: main), SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache")]
+        let error = await expectStrataError(.invalidMigration) { try await DataStack(SchemaHistory(v1, v2), storages: storages) }
+        #expect(error?.entity == "Thumbnail")
+        #expect(error?.message.contains("keeps Thumbnail in configuration \"Cache\"") == true, "\(error?.message ?? "")")
+        #expect(try storeValue(main, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
+        let history = SchemaHistory(v1, v2, steps: [MigrationStep(from: "V1", to: "V2", .deleteEntity("Thumbnail"))])
+        let stack = try await DataStack(history, storages: storages)
+        #expect(try await stack.fetchAll(From<StoreNote>()).map(\.title) == ["kept"])
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 0)
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "new.png" } }
+        #expect(try await stack.fetchAll(From<StoreThumbnail>("Cache")).map(\.url) == ["new.png"])
+        await stack.close()
+        #expect(try storeValue(main, "SELECT count(*) FROM sqlite_master WHERE name = 'Thumbnail'") == "0")
+    }
 }
 
 @Entity(name: "StoresRecord")

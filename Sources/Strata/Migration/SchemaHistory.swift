@@ -98,6 +98,14 @@ public struct SchemaHistory: Sendable {
 }
 
 extension SchemaHistory {
+    /// The history of the store of configuration `key` (`""`: the default one): ``restricted(to:)`` when
+    /// any version declares configurations, so that a store made by a version that kept entities in
+    /// other stores is compared with, and migrated from, what that version kept in it; the history
+    /// itself otherwise.
+    func forStore(_ key: String) -> SchemaHistory {
+        schemas.contains(where: \.hasConfigurations) ? restricted(to: key) : self
+    }
+
     /// The history of one configuration's store: every version restricted to the configuration's
     /// entities, and the declared changes that concern them. A custom change (which may touch any
     /// entity) runs in the default configuration's store only.

@@ -96,9 +96,13 @@ extension Schema {
     /// configuration's store holds, and what its version lock covers.
     func restricted(to key: String) -> Schema {
         let kept = entities.indices.filter { configurationKeys(of: entities[$0].name).contains(key) }
-        return Schema(
+        var schema = Schema(
             version: version, entities: kept.map { entities[$0] }, entityTypes: kept.map { entityTypes[$0] },
             declaredVersionLock: nil)
+        for entity in entities where schema.entity(named: entity.name) == nil {
+            schema.elsewhere[entity.name] = configurationKeys(of: entity.name)
+        }
+        return schema
     }
 
     /// Checks the configurations: names, entities that are part of the schema, and relationships that

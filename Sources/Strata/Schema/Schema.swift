@@ -22,6 +22,9 @@ public struct Schema: Sendable {
     /// Whether ``configuration(_:_:)`` was given an empty name, which validation refuses (the default
     /// configuration is `nil`).
     var namesEmptyConfiguration = false
+    /// For a schema ``restricted(to:)`` one configuration: the entities of the whole version that live in
+    /// other configurations only, with those configurations' keys (for the messages of migrations).
+    var elsewhere: [String: [String]] = [:]
 
     /// Declares a schema version with its entities and, once it shipped, its ``VersionLock``.
     public init(_ version: String, _ entities: any Entity.Type..., versionLock: VersionLock? = nil) {

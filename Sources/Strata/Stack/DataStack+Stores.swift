@@ -62,7 +62,7 @@ extension DataStack {
         for location in locations {
             let key = location.configuration ?? ""
             forecasts.append(try await Migrator.forecast(
-                history: layout.isPartitioned ? history.restricted(to: key) : history,
+                history: history.forStore(key),
                 current: layout.isPartitioned ? schema.restricted(to: key) : schema, path: location.path,
                 options: Connection.Options()))
         }
@@ -166,7 +166,7 @@ extension DataStack {
         // A schema with configurations keeps each configuration's entities in a store of their own.
         let isPartitioned = schema.hasConfigurations
         let storeSchema = isPartitioned ? schema.restricted(to: planned.configuration) : schema
-        let storeHistory = isPartitioned ? history?.restricted(to: planned.configuration) : history
+        let storeHistory = history?.forStore(planned.configuration)
         try await refuseForeignDatabase(at: location.path, options: options)
         if location.recreatesOnSchemaMismatch,
             let version = try await Migrator.removeIfMismatched(

@@ -101,7 +101,7 @@ public final class DataStack: Sendable {
     public static func forecast(_ history: SchemaHistory, storage: some Storage) async throws -> MigrationForecast {
         let schema = try history.validate()
         return try await Migrator.forecast(
-            history: history, current: schema, path: storage.location().path, options: Connection.Options())
+            history: history.forStore(""), current: schema.hasConfigurations ? schema.restricted(to: "") : schema, path: storage.location().path, options: Connection.Options())
     }
 
     /// Opens the stores of `locations` (see ``StoreLayout``); every public initializer ends here.

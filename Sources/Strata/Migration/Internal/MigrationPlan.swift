@@ -165,6 +165,14 @@ struct MigrationPlan {
         }
         for entity in source.entities where !used.contains(entity.name) {
             guard deleted.contains(entity.name) else {
+                if let keys = destination.elsewhere[entity.name] {
+                    let names = keys.map { $0.isEmpty ? "nil (the default one)" : "\"\($0)\"" }.joined(separator: ", ")
+                    throw fail(
+                        "version \(destination.version) keeps \(entity.name) in configuration \(names), not in this store, and "
+                            + "objects do not move between stores. Declare .deleteEntity(\"\(entity.name)\") to drop this store's "
+                            + "\(entity.name) objects (copy them first, through a stack at version \(source.version), to keep them).",
+                        entity: entity.name)
+                }
                 throw fail(
                     "version \(destination.version) has no entity \(entity.name). Declare .deleteEntity(\"\(entity.name)\") "
                         + "to drop it and its objects, or .renameEntity(from: \"\(entity.name)\", to: ...) if it was renamed.",
