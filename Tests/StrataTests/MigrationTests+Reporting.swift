@@ -54,6 +54,35 @@ extension MigrationTests {
         #expect(try storeValue(paths[3], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
     }
 
+    @Test("the fraction completed stays within 0...1 when a step adds rows that a later step copies")
+    func fractionWhenRowsGrow() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("grow.sqlite")
+        try await makeGaugeStore(at: path, count: 2)
+        // G1 → G2 adds 8 gauges in a custom step; G2 → G3 transforms every gauge: 10 rows, where the
+        // count taken before the migration said 2.
+        let history = SchemaHistory(
+            Schema("G1", ProgressV1.Gauge.self), Schema("G2", ProgressV2.Gauge.self), Schema("G3", ProgressV3.Gauge.self),
+            steps: [
+                MigrationStep(from: "G1", to: "G2", .custom { migration in
+                    for level in 10..<18 { _ = try migration.transaction.create(Into<ProgressV2.Gauge>()) { $0.level = level } }
+                }),
+                MigrationStep(from: "G2", to: "G3", .transform(ProgressV3.Gauge.self) { old, new in
+                    new.amount = try old.value("level", as: Int.self)
+                }),
+            ])
+        let progress = MigrationProgress()
+        // Each event is kept as it is made (a consumer may skip events, never see them out of order).
+        let events = Task { var events: [MigrationProgress.Event] = []; for await event in progress { events.append(event) }; return events }
+        let stack = try await DataStack(history, storage: SQLiteStore(path: path), progress: progress)
+        #expect(try await stack.fetchCount(From<ProgressV3.Gauge>()) == 10)
+        await stack.close()
+        let reported = await events.value
+        #expect(reported.last?.isFinished == true)
+        #expect(reported.allSatisfy { (0...1).contains($0.fractionCompleted) }, "\(reported.map(\.fractionCompleted))")
+        #expect(zip(reported, reported.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted })
+    }
+
     @Test("a forecast says a step that only adds fields copies no rows instead of claiming the table's rows")
     func forecastOfAddedFields() async throws {
         let directory = try TemporaryDirectory()

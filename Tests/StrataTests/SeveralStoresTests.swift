@@ -547,9 +547,18 @@ struct SeveralStoresLifecycleTests {
         #expect(forecasts.map(\.storeVersion) == ["V1", "V1"])
         #expect(forecasts[0].steps.flatMap(\.entities).map(\.entity) == ["Note"], "each store's forecast names its own entities")
         #expect(forecasts[1].steps.flatMap(\.entities).map(\.entity) == ["Thumbnail"])
-        let stack = try await DataStack(history, storages: [SQLiteStore(path: main), SQLiteStore(path: cache).configuration("Cache")])
+        let progress = MigrationProgress()
+        let events = Task { var events: [MigrationProgress.Event] = []; for await event in progress { events.append(event) }; return events }
+        let stack = try await DataStack(
+            history, storages: [SQLiteStore(path: main), SQLiteStore(path: cache).configuration("Cache")], progress: progress)
         #expect(try await stack.fetchAll(From<StoreNote>()).map(\.title) == ["kept"])
         #expect(try await stack.fetchAll(From<StoreThumbnail>()).map(\.bytes) == [7])
+        // Each store's migration reports in turn, named by its configuration, and ends with its own
+        // finished event.
+        let reported = await events.value
+        #expect(reported.last?.configuration == "Cache" && reported.last?.isFinished == true, "\(reported)")
+        #expect(reported.allSatisfy { $0.configuration == nil || $0.configuration == "Cache" })
+        #expect(reported.map(\.configuration).firstIndex(of: "Cache").map { reported[..<$0].allSatisfy { $0.configuration == nil } } == true)
         await stack.close()
         // Each file records its own version, and its lock covers its own entities only.
         for path in [main, cache] {

@@ -36,16 +36,26 @@ public struct MigrationProgress: AsyncSequence, Sendable {
         /// The rows to migrate over the whole migration.
         public let overallTotalRows: Int
         /// Whether the migration has committed: the last event of a migration that succeeded, for its
-        /// last step, with ``fractionCompleted`` 1.
+        /// last step, with ``fractionCompleted`` 1. In a stack of several stores, the last event of one
+        /// store's migration (see ``configuration``).
         public let isFinished: Bool
+        /// The configuration of the store this event is about, in a stack of several stores (`nil`: the
+        /// default configuration's store, or a stack's only store).
+        ///
+        /// A stack of several stores migrates them one after the other, each in a transaction of its own,
+        /// and each store's events go from its first step to its own finished event: ``fractionCompleted``
+        /// starts again from 0 when the next store's migration starts.
+        public let configuration: String?
 
-        /// The fraction of the whole migration done, from 0 to 1: by rows when some step copies rows,
+        /// The fraction of the migration done, from 0 to 1: by rows when some step copies rows,
         /// otherwise by steps (a step that copies none counts as done once the next one starts). The
-        /// last event of a migration that succeeded has 1.
+        /// last event of a migration that succeeded has 1. Rows are counted before the migration
+        /// starts, so when a step adds rows that a later step copies, the fraction stays at 1 until
+        /// that step ends.
         public var fractionCompleted: Double {
             if isFinished { return 1 }
             return overallTotalRows == 0 ? Double(stepIndex) / Double(Swift.max(stepCount, 1))
-                : Double(overallCompletedRows) / Double(overallTotalRows)
+                : Swift.min(1, Double(overallCompletedRows) / Double(overallTotalRows))
         }
     }
 

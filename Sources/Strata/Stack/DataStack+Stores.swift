@@ -178,7 +178,8 @@ extension DataStack {
         }
         if let storeHistory {
             try await Migrator.migrateIfNeeded(
-                history: storeHistory, current: storeSchema, path: location.path, options: options, progress: progress)
+                history: storeHistory, current: storeSchema, path: location.path, options: options, progress: progress,
+                configuration: planned.configuration.isEmpty ? nil : planned.configuration)
         }
         guard isPartitioned else { return 0 }
         var unattached = options

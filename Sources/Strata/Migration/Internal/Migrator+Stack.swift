@@ -6,7 +6,8 @@ extension Migrator {
     /// outside Swift's pool; does nothing for a new store or one at the current version. Cancelling the
     /// awaiting task interrupts the migration and rolls it back.
     static func migrateIfNeeded(
-        history: SchemaHistory, current: Schema, path: String, options: Connection.Options, progress: MigrationProgress?
+        history: SchemaHistory, current: Schema, path: String, options: Connection.Options, progress: MigrationProgress?,
+        configuration: String? = nil
     ) async throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let control = Locked<(cancelled: Bool, handle: InterruptHandle?)>((false, nil))
@@ -17,7 +18,9 @@ extension Migrator {
                     defer { connection.close() }
                     guard let state = try storeState(connection), state.version != current.version else { return }
                     connection.storeTag = state.tag
-                    let migrator = Migrator(history: history, current: current, connection: connection, progress: progress)
+                    let migrator = Migrator(
+                        history: history, current: current, connection: connection, progress: progress,
+                        configuration: configuration)
                     let plans = try migrator.path(for: state)
                     let handle = connection.interruptHandle
                     handle.arm()

@@ -10,16 +10,22 @@ struct Migrator {
     let current: Schema
     let connection: Connection
     let progress: MigrationProgress?
+    /// The configuration of the store in a stack of several (`nil`: the default one), for the progress.
+    let configuration: String?
     let sql = SchemaSQL()
     let dialect = SQLiteDialect()
     /// Rows copied per statement, between progress reports.
     static let chunk = 10_000
 
-    init(history: SchemaHistory, current: Schema, connection: Connection, progress: MigrationProgress?) {
+    init(
+        history: SchemaHistory, current: Schema, connection: Connection, progress: MigrationProgress?,
+        configuration: String? = nil
+    ) {
         self.history = history
         self.current = current
         self.connection = connection
         self.progress = progress
+        self.configuration = configuration
     }
 
     /// The store's version and hash, or `nil` for a store Strata has not set up yet.
@@ -152,7 +158,7 @@ struct Migrator {
         progress?.report(MigrationProgress.Event(
             source: plan.source.version, destination: plan.destination.version, stepIndex: index, stepCount: steps,
             entity: entity, completedRows: done, totalRows: total, overallCompletedRows: overall.done,
-            overallTotalRows: overall.total, isFinished: finished))
+            overallTotalRows: overall.total, isFinished: finished, configuration: configuration))
     }
 
     // MARK: One step
