@@ -29,6 +29,21 @@ struct ImportStreamTests {
         #expect(try await stack.fetchOne(From<ImportedAuthor>().where(\.key == "k0"))?.name == "n2000")
     }
 
+    @Test("a chunk size or a batch size of .max means one chunk or one batch for everything, and reserves no memory for it")
+    func unboundedSizes() async throws {
+        let stack = try await DataStack(importSchema)
+        let (stream, continuation) = feed()
+        for index in 0..<3 { continuation.yield(AuthorSource(key: "k\(index)", name: "n\(index)")) }
+        continuation.finish()
+        let summary = try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: stream, chunkSize: .max)
+        #expect(summary.chunksCommitted == 1 && summary.inserted == 3)
+        var batches: [[String]] = []
+        for try await batch in stack.fetchBatches(From<ImportedAuthor>().orderBy(.ascending(\.key)).tweak(.batchSize(.max))) {
+            batches.append(batch.map(\.key))
+        }
+        #expect(batches == [["k0", "k1", "k2"]])
+    }
+
     @Test("a progress given to a second import is refused before anything is read; the first one's stays as it was")
     func progressReused() async throws {
         let stack = try await DataStack(importSchema)

@@ -158,7 +158,9 @@ actor ReaderConnection {
                 }
                 try Task.checkCancellation()
                 var batch: [E] = []
-                batch.reserveCapacity(count)
+                // A batch size may be far larger than the rows there are (`.max` for "all"): reserved
+                // up to a bound, grown past it as rows come.
+                batch.reserveCapacity(Swift.min(count, 4_096))
                 // A row of a read across stores reads its store's tag; otherwise one row reader serves all.
                 let perRow = statement.tagColumn >= 0
                 var row = Row(statement: statement)

@@ -59,7 +59,9 @@ extension DataStack {
         defer { progress?.finish() }
         var summary = ImportSummary()
         var chunk: [S.Element] = []
-        chunk.reserveCapacity(chunkSize)
+        // A chunk size may be far larger than the stream (`.max` for "one transaction"): reserved up to a
+        // bound, grown past it as sources come.
+        chunk.reserveCapacity(Swift.min(chunkSize, 4_096))
         func commit() async throws {
             try Task.checkCancellation()
             let sources = chunk
