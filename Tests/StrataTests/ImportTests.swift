@@ -290,6 +290,29 @@ struct ImportTests {
         }
     }
 
+    @Test("upsertAll applies a key given twice in order: inserted, then updated as the policy says; each source counts once")
+    func upsertSameKeyTwice() async throws {
+        let stack = try await DataStack(importSchema)
+        let feed = [("NEW", 1.0, "first"), ("NEW", 2.0, "second")]
+        let (chosen, changes) = try await stack.perform { tx in
+            let result = try tx.upsertAll(Into<Rate>(), from: feed, uniqueBy: \.code, policy: .update(\Rate.value)) { row, rate in
+                (rate.code, rate.value, rate.note) = row
+            }
+            return (result, tx.changeSet)
+        }
+        #expect(chosen.insertedIDs.count == 1 && chosen.updatedIDs == chosen.insertedIDs && chosen.skipped == 0 && chosen.superseded == 0)
+        #expect(changes.insertedIDs(Rate.self) == Set(chosen.insertedIDs) && changes.updatedIDs(Rate.self).isEmpty)
+        let rate = try #require(try await stack.fetchOne(From<Rate>().where(\.code == "NEW")))
+        #expect(rate.value == 2 && rate.note == "first")
+        let kept = try await stack.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: [("ONE", 1.0, "first"), ("ONE", 2.0, "second")], uniqueBy: \.code, policy: .keepExisting) { row, rate in
+                (rate.code, rate.value, rate.note) = row
+            }
+        }
+        #expect(kept.insertedIDs.count == 1 && kept.skipped == 1)
+        #expect(try await stack.fetchOne(From<Rate>().where(\.code == "ONE"))?.note == "first")
+    }
+
     @Test("upsertAll tells an update from an insert whatever row an earlier insert of another table left behind")
     func upsertAfterOtherInserts() async throws {
         let stack = try await DataStack(importSchema)

@@ -43,7 +43,9 @@ extension Where {
     ///
     /// Arithmetic (`+`, `-`, `*`, `/`, `%`), casts (`as?`, `as!`, `is`), subscripts, closures over
     /// sequences (`contains(where:)`, `allSatisfy`, `filter`), `min()`, `max()`, regular expressions,
-    /// key paths through relationships or computed properties, and properties of a field's value other
+    /// key paths into the objects of a to-many relationship (its `count` translates: `$0.pets.count > 2`;
+    /// so does a to-one chain such as `$0.owner?.name`, which a `nil` owner fails) or computed
+    /// properties, and properties of a field's value other
     /// than a text's `isEmpty` (`$0.name.count`). Such a predicate is never evaluated in memory instead:
     /// the fetch throws ``StrataError/Code/unsupportedQuery``, naming the construct and the entity. Values
     /// computed before the predicate and captured by it always translate.

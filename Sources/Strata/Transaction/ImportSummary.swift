@@ -1,7 +1,10 @@
 /// What a chunked import has done so far: ``DataStack/importUniqueObjects(_:from:chunkSize:progress:)``
 /// and its siblings return it at the end and report it after each committed chunk.
 public struct ImportSummary: Sendable, Hashable {
-    /// The sources read from the sequence (those of a chunk that failed or was cancelled included).
+    /// The sources read from the sequence. In the summary an ``ImportError`` carries
+    /// (``ImportError/committed``), the sources of the chunk that failed are counted too; a cancelled
+    /// import throws `CancellationError`, and the progress's last summary is that of its last
+    /// committed chunk.
     public internal(set) var sourcesRead = 0
     /// The chunks committed, one transaction each.
     public internal(set) var chunksCommitted = 0

@@ -40,8 +40,10 @@ extension ImportableObject {
 /// ```
 ///
 /// The key is a field declared `@Field(.unique)`. Existing objects are looked up a few hundred keys
-/// per query, never one query per source. When several sources of one call name the same key, the
-/// last one wins: the earlier ones are not applied.
+/// per query. When your import code writes other objects of the same entity (a category importing
+/// its parent), the sources after it are looked up again, a window at a time that starts at one
+/// source and doubles while no source writes another object. When several sources of one call name
+/// the same key, the last one wins: the earlier ones are not applied.
 public protocol ImportableUniqueObject: Entity {
     /// What one object imports from.
     associatedtype ImportSource

@@ -69,6 +69,12 @@ extension Transaction {
     /// ``UpsertPolicy/updateAll``, a field it leaves alone is written with its default value on update
     /// too. Use ``UpsertPolicy/update(_:)`` to write only the fields the sources carry.
     ///
+    /// Sources apply in order, each against what the ones before it wrote, as the statements would one
+    /// after the other: a key given twice is inserted by the first source and updated by the second
+    /// (its ID is in ``ImportResult/insertedIDs`` and ``ImportResult/updated``; with
+    /// ``UpsertPolicy/keepExisting`` the second is skipped). Unlike ``importUniqueObjects(_:from:)``,
+    /// no source is superseded: each counts once, as inserted, updated or skipped.
+    ///
     /// It writes rows directly, so it takes entities without relationships and derived fields of their
     /// own (they may be the target of other entities' relationships); import others with
     /// ``importUniqueObjects(_:from:)``. A source whose key is `nil` (an optional key) is always
