@@ -88,6 +88,47 @@ struct SeveralStoresTests {
         #expect(try await reopened.fetchCount(From<StoreThumbnail>("Cache")) == 1)
     }
 
+    @Test("code run inside a write routed to one store (a create's or insertAll's closure) reads and writes every store")
+    func nestedWritesInOtherStores() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory, configuration: SeveralStoresHistoryTests.recording)
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "before.png" } }
+        let (seen, made) = try await stack.perform { tx in
+            var seen: [Int] = []
+            var made: [StoreThumbnail.ID] = []
+            try tx.insertAll(Into<StoreNote>(nil), from: ["a"]) { title, note in
+                note.title = title
+                seen.append(try tx.fetchCount(From<StoreThumbnail>()))
+                seen.append(try tx.fetchCount(From<StoreNote>("Shared")))
+                made.append(try tx.create(Into<StoreThumbnail>()) { $0.url = "\(title).png" }.id)
+            }
+            let shared = try tx.create(Into<StoreNote>("Shared")) { note in
+                note.title = "s"
+                seen.append(try tx.fetchCount(From<StoreThumbnail>()))
+                made.append(try tx.create(Into<StoreThumbnail>()) { $0.url = "s.png" }.id)
+                try tx.create(Into<StoreNote>(nil)) { $0.title = "nested main" }
+            }
+            try tx.edit(shared) { note in
+                note.rank = 1
+                made.append(try tx.create(Into<StoreThumbnail>()) { $0.url = "e.png" }.id)
+            }
+            return (seen, made)
+        }
+        #expect(seen == [1, 0, 2])
+        #expect(made.count == 3)
+        for (id, url) in zip(made, ["a.png", "s.png", "e.png"]) { #expect(try await stack.fetchExisting(id)?.url == url) }
+        #expect(try await stack.fetchAll(From<StoreNote>(nil).orderBy(.ascending(\.title))).map(\.title) == ["a", "nested main"])
+        #expect(try await stack.fetchAll(From<StoreNote>("Shared")).map(\.title) == ["s"])
+        await stack.close()
+        #expect(try storeValue(directory.path("cache.sqlite"), "SELECT count(*) FROM Thumbnail") == "4")
+        #expect(try storeValue(directory.path("main.sqlite"), "SELECT count(*) FROM Note") == "2")
+        // Each store's history records its own part of the transaction.
+        let recorded = "SELECT count(*) FROM strata_history WHERE entities LIKE '%Thumbnail%'"
+        #expect(try storeValue(directory.path("cache.sqlite"), recorded) == "2")
+        #expect(try storeValue(directory.path("main.sqlite"), recorded) == "0")
+        #expect(try storeValue(directory.path("shared.sqlite"), recorded) == "0")
+    }
+
     @Test("an entity in several stores: creating must name one, and reads merge them in order, with limits and counts")
     func sharedEntity() async throws {
         let directory = try TemporaryDirectory()

@@ -34,6 +34,21 @@ public class ReadContext {
         return try connection.withStore(target) { () throws -> T in try body() }
     }
 
+    /// Runs code of the caller's (a closure given to a write, an importable entity's methods) as the
+    /// stack's own context again while a write routed to one store runs: its reads see every store, and
+    /// its writes are routed as any other, with their IDs, locks and history in their own stores.
+    func asCaller<T>(_ body: () throws -> T) throws -> T {
+        guard store !== stack else { return try body() }
+        let saved = (store: store, tag: connection.storeTag)
+        store = stack
+        connection.storeTag = stack.tag
+        defer {
+            store = saved.store
+            connection.storeTag = saved.tag
+        }
+        return try body()
+    }
+
     /// The store a write of a new object of `E` goes to when it is not the current one: the stack's
     /// store of `into`'s configuration. `nil` while a routed write runs (it stays in its store), and,
     /// with `stayingInMain`, when the target is the main database: a write that looks objects up by

@@ -34,7 +34,7 @@ extension Transaction {
             for source in sources {
                 index += 1
                 try importing(E.self, index) {
-                    guard try E.shouldInsert(from: source, in: self) else {
+                    guard try asCaller({ try E.shouldInsert(from: source, in: self) }) else {
                         result.skipped += 1
                         return
                     }
@@ -88,7 +88,7 @@ extension Transaction {
             var index = 0
             for source in sources {
                 defer { index += 1 }
-                let key = try importing(E.self, index) { try E.uniqueID(from: source, in: self) }
+                let key = try importing(E.self, index) { try asCaller { try E.uniqueID(from: source, in: self) } }
                 // A nil key, or an optional key that is nil (stored as NULL, which names no object:
                 // looked up, it would match every object without a key), skips the source.
                 let value = key?.databaseValue ?? .null
@@ -131,7 +131,7 @@ extension Transaction {
                 let source = keyedSources[position]
                 let own = try importing(E.self, positions[position]) { () -> Int64? in
                     if let current = existing[position] {
-                        guard try current.shouldUpdate(from: source, in: self) else {
+                        guard try asCaller({ try current.shouldUpdate(from: source, in: self) }) else {
                             result.skipped += 1
                             return current.id.rawValue
                         }
@@ -146,7 +146,7 @@ extension Transaction {
                         }
                         return object.id.rawValue
                     } else {
-                        guard try E.shouldInsert(from: source, in: self) else {
+                        guard try asCaller({ try E.shouldInsert(from: source, in: self) }) else {
                             result.skipped += 1
                             return nil
                         }

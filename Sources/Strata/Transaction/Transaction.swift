@@ -145,7 +145,7 @@ public final class Transaction: ReadContext {
         var object = E(newObject: NewObject())
         // A new object's derived fields as `configure` finds them: it may not change them.
         let derivedDefaults = entity.description.derived.isEmpty ? nil : FieldEncoder.collect(object)
-        try configure(&object)
+        try asCaller { try configure(&object) }
         guard !object.id.isSaved else {
             throw StrataError(
                 .invalidEdit, "The ID of a new \(E.self) is assigned by the store; don't set it in create.",
@@ -236,7 +236,7 @@ public final class Transaction: ReadContext {
     ) throws -> (object: E, changed: Set<String>) {
         let id = current.id
         var edited = current
-        try body(&edited)
+        try asCaller { try body(&edited) }
         guard edited.id == current.id else {
             throw StrataError(
                 .invalidEdit, "An edit changed the ID of \(id); IDs are assigned by the store and never change.",

@@ -102,7 +102,7 @@ extension Transaction {
                     index += 1
                     try importing(E.self, index) {
                         var object = E(newObject: NewObject())
-                        try configure(source, &object)
+                        try asCaller { try configure(source, &object) }
                         plan.statement.reset()
                         var encoder = FieldEncoder(mode: .bind(plan.statement, firstIndex: 2))
                         object.encodeFields(to: &encoder)
