@@ -38,6 +38,19 @@ struct PredicateLimits: Codable, Sendable {
 
 let predicateItemSchema = Schema("V1", PredicateItem.self)
 
+/// An order with a `Decimal` budget, which its lines' filters reach through a chain.
+@Entity
+struct DecimalOrder {
+    var budget: Decimal = 0
+    @Relationship(inverse: \DecimalLine.order) var lines: Set<DecimalLine.ID> = []
+}
+
+@Entity
+struct DecimalLine {
+    var price: Decimal = 0
+    @Relationship var order: DecimalOrder.ID?
+}
+
 /// Objects with a spread of values: optionals present and missing, empty and non-ASCII text, text
 /// in decomposed form (`bio` only, so that `==` and `<` on other fields compare NFC text).
 func predicateItems() -> [@Sendable (inout PredicateItem) -> Void] {
@@ -539,6 +552,36 @@ struct PredicateTranslationTests {
         #expect(try await stack.queryValue(From<PredicateItem>().select(Decimal.self, .maximum(\.price))) == 10)
         #expect(try await stack.queryValue(From<PredicateItem>().select(Decimal.self, .minimum(\.price))) == Decimal(string: "9.5"))
         #expect(Decimal(databaseValue: .real(19.99)) == Decimal(string: "19.99"))
+        await stack.close()
+    }
+
+    @Test("a Decimal is refused however an ordering names it: a property name, a SortDescriptor, a format string, a chain, sections")
+    func decimalOrderingEveryWay() async throws {
+        let stack = try await DataStack(Schema("V1", PredicateItem.self, DecimalOrder.self, DecimalLine.self))
+        try await stack.perform { tx in
+            for price in ["9.5", "10"] { try tx.create(Into<PredicateItem>()) { $0.price = Decimal(string: price)! } }
+            let order = try tx.create(Into<DecimalOrder>()) { $0.budget = 20 }
+            for price in ["9.5", "10"] { try tx.create(Into<DecimalLine>()) { $0.price = Decimal(string: price)!; $0.order = order.id } }
+        }
+        let refusals: [(String, () async throws -> Any)] = [
+            ("PredicateItem.price", { try await stack.fetchAll(From<PredicateItem>().orderBy(.ascending("price"))) }),
+            ("PredicateItem.price", { try await stack.fetchAll(From<PredicateItem>().orderBy(.descending("price"))) }),
+            ("PredicateItem.price", { try await stack.fetchAll(From<PredicateItem>().orderBy(OrderBy(SortDescriptor(\PredicateItem.price)))) }),
+            ("PredicateItem.price", { try await stack.fetchCount(From<PredicateItem>().where("price < %@", Decimal(10))) }),
+            ("PredicateItem.price", { try await stack.fetchCount(From<PredicateItem>().where("price BETWEEN %@", [Decimal(1), Decimal(20)])) }),
+            ("DecimalOrder.budget", { try await stack.fetchCount(From<DecimalLine>().where(\DecimalLine.order ~ \DecimalOrder.budget < Decimal(5))) }),
+            ("PredicateItem.price", {
+                var sections = stack.listPublisher(From<PredicateItem>().sectionBy(\.price)).makeAsyncIterator()
+                return try await sections.next() as Any
+            }),
+        ]
+        for (named, refusal) in refusals {
+            let error = await expectStrataError(.unsupportedQuery) { try await refusal() }
+            #expect(error?.message.contains("\(named) is a Decimal") == true, "\(String(describing: error))")
+        }
+        // Equality stays exact.
+        #expect(try await stack.fetchCount(From<PredicateItem>().where("price == %@", Decimal(10))) == 1)
+        #expect(try await stack.fetchCount(From<DecimalLine>().where(\DecimalLine.order ~ \DecimalOrder.budget == Decimal(20))) == 2)
         await stack.close()
     }
 

@@ -15,6 +15,18 @@ public struct OrderBy<E: Entity>: Sendable {
         let ascending: Bool
         /// The collation to sort text with, when not the default.
         var collation: String?
+
+        /// A term; a column SQL cannot sort (a `Decimal`, stored as text) becomes its error, however the
+        /// order named it.
+        init(column: Result<ColumnRef, StrataError>, ascending: Bool, collation: String? = nil) {
+            if case .success(let resolved) = column, let refusal = TextStoredNumbers.refusal(resolved, "sort by it") {
+                self.column = .failure(refusal)
+            } else {
+                self.column = column
+            }
+            self.ascending = ascending
+            self.collation = collation
+        }
     }
 
     let terms: [Term]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What Strata knows about one stored field of an entity.
 public struct FieldDescription: Sendable, Hashable {
     /// The Swift property name.
@@ -17,6 +19,9 @@ public struct FieldDescription: Sendable, Hashable {
     public let hasDynamicInitialValue: Bool
     /// What kind of stored field this is.
     public let kind: FieldKind
+    /// Whether the field holds a `Decimal` (optional or not), stored as text so that no digit is lost:
+    /// SQL orders that text character by character ("10" before "9"), so queries must not order by it.
+    var isDecimal = false
     /// The field's name in the version before (`@Field(renamedFrom:)`): a migration from a version whose
     /// entity has a field of that name and none of this one's name or column renames it.
     public private(set) var renamedFrom: String? = nil
@@ -44,10 +49,12 @@ public struct FieldDescription: Sendable, Hashable {
         options: Set<FieldOption> = [],
         hasDynamicInitialValue: Bool = false
     ) -> FieldDescription {
-        FieldDescription(
+        var field = FieldDescription(
             property: property, column: column, storageClass: Value.storageClass,
             isOptional: Value.isOptional, options: options, defaultValue: nil,
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
+        field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
+        return field
     }
 
     /// Describes a field with a declared default value. The macro calls this.
@@ -59,10 +66,12 @@ public struct FieldDescription: Sendable, Hashable {
         hasDynamicInitialValue: Bool = false,
         default defaultValue: Value
     ) -> FieldDescription {
-        FieldDescription(
+        var field = FieldDescription(
             property: property, column: column, storageClass: Value.storageClass,
             isOptional: Value.isOptional, options: options, defaultValue: defaultValue.databaseValue,
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
+        field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
+        return field
     }
 
     /// Describes a to-one relationship. The macro calls this; the key path gives the target entity.
@@ -101,9 +110,11 @@ public struct FieldDescription: Sendable, Hashable {
         column: String,
         options: Set<FieldOption> = []
     ) -> FieldDescription {
-        FieldDescription(
+        var field = FieldDescription(
             property: property, column: column, storageClass: Stored.storageClass, isOptional: Stored.isOptional,
             options: options, defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
+        field.isDecimal = Stored.self == Decimal.self || Stored.self == Decimal?.self
+        return field
     }
 
     /// Describes a field stored through a custom encode / decode pair. The macro calls this with the

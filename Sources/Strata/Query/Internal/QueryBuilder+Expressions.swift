@@ -18,6 +18,7 @@ extension QueryBuilder {
         case .constant(let value):
             query.sql += value ? "1" : "0"
         case .compare(let left, let op, let right):
+            if op.orders { try Self.refuseDecimals([left, right], "filter it with \(op.rawValue)") }
             try renderInfix(left, op.rawValue, right, qualifier: qualifier, into: &query, depth: depth)
         case .isNull(let operand, let negated):
             query.sql += "("
@@ -26,6 +27,7 @@ extension QueryBuilder {
         case .inList(let operand, let values, let negated):
             try renderIn(operand, values, negated: negated, qualifier: qualifier, into: &query, depth: depth)
         case .between(let operand, let lower, let upper):
+            try Self.refuseDecimals([operand, lower, upper], "filter it with between")
             query.sql += "("
             try render(operand, qualifier: qualifier, into: &query, depth: depth)
             query.sql += " BETWEEN "
@@ -61,6 +63,15 @@ extension QueryBuilder {
         case .storeChecked(let tags, let inner):
             for tag in tags where !query.idTags.contains(tag) { query.idTags.append(tag) }
             try render(inner, qualifier: qualifier, into: &query, depth: depth)
+        }
+    }
+
+    /// Throws when one of `operands` is a column that holds a `Decimal` as text, which SQL orders
+    /// character by character (``TextStoredNumbers``); the key-path operators refuse it before, the
+    /// other ways to write a filter (format strings, `~` chains) here.
+    static func refuseDecimals(_ operands: [SQLExpression], _ operation: String) throws(StrataError) {
+        for case .column(let column) in operands {
+            if let refusal = TextStoredNumbers.refusal(column, operation) { throw refusal }
         }
     }
 

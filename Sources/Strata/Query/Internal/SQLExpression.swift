@@ -25,6 +25,8 @@ struct ColumnRef: Sendable, Hashable {
     var through: [ToOneHop] = []
     /// Whether the column holds a to-one relationship, which queries can follow.
     var isToOne = false
+    /// Whether the column holds a `Decimal` as text, which SQL cannot order (see ``TextStoredNumbers``).
+    var isDecimal = false
 
     /// Whether this is the ID of the object it belongs to (not a to-one relationship's ID).
     var isOwnID: Bool { column == "id" && property == "id" && kind == .column }
@@ -184,6 +186,7 @@ enum ColumnResolver {
             var column = ColumnRef(
                 column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name)
             column.isToOne = field.toOne != nil
+            column.isDecimal = field.isDecimal
             return .success(column)
         case .derived(let index):
             let derived = entity.derived[index]
@@ -266,8 +269,9 @@ enum ColumnResolver {
                 "\(entity.name) has no stored field named '\(key)'. Known fields: \(known).",
                 entity: entity.name, field: key))
         }
-        return .success(ColumnRef(
-            column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name))
+        var column = ColumnRef(column: field.column, property: field.property, isOptional: field.isOptional, entity: entity.name)
+        column.isDecimal = field.isDecimal
+        return .success(column)
     }
 }
 

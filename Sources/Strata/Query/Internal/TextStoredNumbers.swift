@@ -12,9 +12,19 @@ enum TextStoredNumbers {
     /// The error for ordering a `Decimal` field by `operation` ("filter it with <", "sort by it").
     static func refusal<Root: Entity, V>(_ keyPath: KeyPath<Root, V>, _ operation: String) -> StrataError? {
         guard isDecimal(V.self) else { return nil }
-        let entity = Root.entityDescription.name
         let property = (try? ColumnResolver.column(for: keyPath).get())?.property ?? "a field"
-        return StrataError(
+        return refusal(entity: Root.entityDescription.name, property: property, operation)
+    }
+
+    /// The error for ordering `column` by `operation` when it holds a `Decimal`, however the query named
+    /// it (a key path, a property name, a format string, a `SortDescriptor`, a chain).
+    static func refusal(_ column: ColumnRef, _ operation: String) -> StrataError? {
+        guard column.isDecimal else { return nil }
+        return refusal(entity: column.entity, property: column.property, operation)
+    }
+
+    private static func refusal(entity: String, property: String, _ operation: String) -> StrataError {
+        StrataError(
             .unsupportedQuery,
             "\(entity).\(property) is a Decimal, which Strata stores as text to keep every digit, and SQL "
                 + "orders text character by character (\"10\" before \"9\"), so Strata cannot \(operation). "
