@@ -190,6 +190,37 @@ struct HardeningTests {
         #expect(try await second.fetchCount(From<CorePet>().where(\.owner == own.id)) == 1)
         #expect(try await second.fetchCount(From<CoreOwner>().where(\.id == CoreOwner.ID(rawValue: foreignID.rawValue))) == 1)
         #expect(try await first.fetchCount(From<CoreOwner>().where(\.id == foreignID)) == 1)
+        // Reads scoped to a configuration take the path of reads across stores: the same checks there.
+        await expectStrataError(.invalidArgument) {
+            for try await _ in second.fetchBatches(From<CoreOwner>(nil).where(\.id == foreignID)) {}
+        }
+        await expectStrataError(.invalidArgument) { _ = try await second.fetchCount(From<CoreOwner>(nil).where(\.id == foreignID)) }
+        // And the IDs such a read gives carry their store, as every read's do.
+        var batched: [CoreOwner.ID] = []
+        for try await batch in first.fetchBatches(From<CoreOwner>(nil)) { batched += batch.map(\.id) }
+        #expect(batched == [foreignID])
+        await expectStrataError(.invalidArgument) { _ = try await second.fetchExisting(batched[0]) }
+    }
+
+    @Test("in a stack of several stores, a read across them refuses an ID from another stack")
+    func foreignIDsAcrossStores() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory)
+        let other = try await DataStack(severalStoresSchema, storages: [InMemoryStore(), InMemoryStore().configuration("Shared")])
+        try await stack.perform { tx in
+            try tx.create(Into<StoreNote>(nil)) { $0.title = "main" }
+            try tx.create(Into<StoreNote>("Shared")) { $0.title = "shared" }
+        }
+        let foreign = try await other.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "other" } }
+        let filter = From<StoreNote>().where(\.id == foreign.id)
+        await expectStrataError(.invalidArgument) { _ = try await stack.fetchAll(filter) }
+        await expectStrataError(.invalidArgument) { _ = try await stack.fetchCount(filter) }
+        await expectStrataError(.invalidArgument) { _ = try await stack.fetchIDs(filter) }
+        await expectStrataError(.invalidArgument) { _ = try await stack.queryAttributes(filter.select(.attribute(\.title))) }
+        await expectStrataError(.invalidArgument) { for try await _ in stack.fetchBatches(filter) {} }
+        // The stack's own IDs filter across its stores as before.
+        let own = try await stack.fetchIDs(From<StoreNote>(nil))
+        #expect(try await stack.fetchAll(From<StoreNote>().where(\.id == own[0])).map(\.title) == ["main"])
     }
 
     @Test("a store keeps its tag: IDs stay valid for another stack on the same file, and after reopening")

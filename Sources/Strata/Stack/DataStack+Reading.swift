@@ -41,9 +41,11 @@ extension DataStack {
             _ = try store.entity(E.self)
             let query: SQLQuery
             if store.isPartitioned || from.configurations != nil {
-                // Rows of several stores (or of an attached one) carry their store's tag in a column.
+                // Rows of several stores (or of an attached one) carry their store's tag in a column; the
+                // one store of a stack that has no configurations is tagged as its connections are.
                 let stores = try store.stores(for: E.entityDescription.name, scope: from.configurations)
-                query = try QueryBuilder.select(from, across: stores.map(\.branch))
+                query = try QueryBuilder.select(
+                    from, across: stores.map { QueryBuilder.Branch(builder: $0.builder, tag: $0.tag != 0 ? $0.tag : connectionTag) })
             } else {
                 query = try store.builder.select(from)
             }

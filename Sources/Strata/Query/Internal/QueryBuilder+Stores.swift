@@ -1,3 +1,12 @@
+extension SQLQuery {
+    /// Takes over a branch's bindings and the store tags of the IDs among them, which
+    /// ``StoreContext/checkIDs(_:connectionTag:)`` checks for the whole query.
+    mutating func append(bindingsOf part: SQLQuery) {
+        bindings += part.bindings
+        for tag in part.idTags where !idTags.contains(tag) { idTags.append(tag) }
+    }
+}
+
 /// Reads across several stores of a stack (attached databases): each store's statement is a branch of
 /// one `UNION ALL`, so the stores are read by one statement, in one read transaction. Ordering,
 /// grouping, limits and offsets apply to the union as a whole.
@@ -30,7 +39,7 @@ extension QueryBuilder {
             part.sql = "SELECT \(columns) FROM \(table)"
             try builder.appendWhere(from.predicate, qualifier: table, to: &part)
             parts.append(part.sql)
-            result.bindings += part.bindings
+            result.append(bindingsOf: part)
         }
         result.sql = parts.joined(separator: " UNION ALL ")
         if !terms.isEmpty {
@@ -57,7 +66,7 @@ extension QueryBuilder {
         for branch in branches {
             let part = try branch.builder.count(from)
             parts.append("(\(part.sql))")
-            result.bindings += part.bindings
+            result.append(bindingsOf: part)
         }
         result.sql = "SELECT " + parts.joined(separator: " + ")
         return result
@@ -91,7 +100,7 @@ extension QueryBuilder {
             part.sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)"
             try builder.appendWhere(from.predicate, qualifier: table, to: &part)
             parts.append(part.sql)
-            result.bindings += part.bindings
+            result.append(bindingsOf: part)
         }
         let values = query.terms.enumerated().map { index, term in term.sql(over: "\"_c\(index)\"") }
         result.sql = "SELECT \(values.joined(separator: ", ")) FROM (\(parts.joined(separator: " UNION ALL ")))"
