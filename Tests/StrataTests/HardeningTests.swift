@@ -1,3 +1,4 @@
+internal import CSQLite
 import Foundation
 import Testing
 @testable import Strata
@@ -739,6 +740,26 @@ struct LongFilterTests {
         #expect(lines["format parentheses"] == "ok error invalidArgument")
         #expect(lines["format not"] == "ok error invalidArgument")
         #expect(text.hasSuffix("done\n"))
+    }
+
+    @Test("an in list longer than SQLite binds in one statement throws unsupportedQuery, with a description of a readable size")
+    func inListPastTheLimit() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await DataStack(coreSchema)
+        let limit = try await onOwnThread { () throws -> Int in
+            let connection = try Connection(path: directory.path("limit.sqlite"), options: Connection.Options())
+            defer { connection.close() }
+            return Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        }
+        let names = (0...limit).map { "n\($0)" }
+        let error = await expectStrataError(.unsupportedQuery) {
+            _ = try await stack.fetchCount(From<CoreOwner>().where(.in(\.name, names)))
+        }
+        #expect(error?.message.contains("binds \(limit + 1) values") == true, "\(error?.message ?? "")")
+        #expect((error?.description.count ?? .max) < 3_000, "the statement's text is cut short in the description")
+        #expect(error?.sql?.count ?? 0 > limit, "the error keeps the whole statement")
+        // Below the limit, the same list works.
+        #expect(try await stack.fetchCount(From<CoreOwner>().where(.in(\.name, names.prefix(1_000)))) == 0)
     }
 
     /// The probe, built beside the test bundle.

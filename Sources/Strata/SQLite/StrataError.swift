@@ -131,7 +131,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             text += " [SQLite code \(sqliteCode ?? extendedCode & 0xFF), extended \(extendedCode)]"
         }
         if let sql {
-            text += " [SQL: \(sql)]"
+            // A statement of a long `in` list can run to megabytes: the description shows its start.
+            let shown = sql.count > 2_000 ? "\(sql.prefix(1_000))… (\(sql.count) characters)" : sql
+            text += " [SQL: \(shown)]"
         }
         return text
     }

@@ -41,6 +41,14 @@ extension Connection {
         case SQLITE_IOERR:
             code = .ioError
             what = "The operating system failed a read, write or sync of \(path) (\(text), extended code \(extended))."
+        case SQLITE_ERROR where text == "too many SQL variables":
+            // A filter's `in` list (or a chain of `||`) with more values than a statement may bind.
+            code = .unsupportedQuery
+            let bound = sql.map { $0.utf8.reduce(0) { $1 == UInt8(ascii: "?") ? $0 + 1 : $0 } } ?? 0
+            let limit = sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)
+            what = "The statement binds \(bound) values, more than SQLite takes in one statement (\(limit), its "
+                + "SQLITE_LIMIT_VARIABLE_NUMBER): a filter's in list or chain of || is too long. Split the values over "
+                + "several fetches, or filter on a field the objects share."
         case SQLITE_ERROR where text == "integer overflow":
             code = .sqlite
             what = "A sum of integers went past Int64's range (integer overflow). Sum a Double field instead, or add the "
