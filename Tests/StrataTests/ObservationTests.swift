@@ -503,7 +503,10 @@ struct ObservationLoadTests {
         var latest = try #require(try await iterator.next())
         while latest < 20 { latest = try #require(try await iterator.next()) }
         #expect(latest == 20)
-        #expect(publisher.core.fetchCount <= 3)
+        // The first fetch, then one for the burst: it waited for the reader while the 20 commits landed
+        // and read after all of them, so the change sets that reach the publisher after it started (all
+        // but the first, in whatever order the dispatcher delivers them) start no fetch of their own.
+        #expect(publisher.core.fetchCount == 2)
     }
 
     @Test("cancelling the consuming task ends the iteration and releases the publisher")

@@ -66,7 +66,7 @@ extension Writer {
         // reading what they changed fails (an I/O error, a history table another program broke), they
         // are reported as unknown changes, which every publisher fetches anew for; the history is
         // read from the same place at the next check.
-        let changes: ChangeSet
+        var changes: ChangeSet
         do {
             changes = try history?.scanOthers(changedStores: changed, on: connection) ?? .unknownExternal
         } catch {
@@ -77,7 +77,11 @@ extension Writer {
         }
         // Reads that start from now on see these commits: they count among the commits reads see.
         let commitLog = self.commitLog
-        connection.countExternalCommit { number in commitLog.add(number, changes) }
+        let found = changes
+        connection.countExternalCommit { number in
+            commitLog.add(number, found)
+            changes.commitNumber = number
+        }
         return changes
     }
 

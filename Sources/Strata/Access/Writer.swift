@@ -375,14 +375,16 @@ actor Writer {
         try ids.saveMarks(connection)
         let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)
         let commitLog = self.commitLog
+        var published = changes
         try connection.commitWrite { number in
             if !changes.isEmpty { commitLog.add(number, changes) }
+            published.commitNumber = number
         }
         if let tokens { history?.committed(tokens) }
         generations?.noteCommit()
         if !changes.isEmpty {
             logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
-            feed.publish(changes)
+            feed.publish(published)
         }
     }
 

@@ -17,9 +17,18 @@ public struct ChangeSet: Sendable, Equatable {
     /// to read its changes from (or they were purged before this stack read them). Anything may have
     /// changed; the change set names no entity. ``isExternal`` is set too.
     public internal(set) var isUnknown = false
+    /// The commit's number among the stack's commits (the commit gate's count), once the stack has
+    /// published it; `nil` before, and for a transaction's change set. An observation whose value was
+    /// read from a state that saw this commit has nothing to fetch for it. Not part of `==`.
+    var commitNumber: Int?
 
     /// An empty change set.
     public init() {}
+
+    /// Whether two change sets hold the same changes, from the same kind of commit.
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        lhs.entities == rhs.entities && lhs.isExternal == rhs.isExternal && lhs.isUnknown == rhs.isUnknown
+    }
 
     /// A change set for commits made outside this stack, whose details are unknown.
     static var unknownExternal: ChangeSet {

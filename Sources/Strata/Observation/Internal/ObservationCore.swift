@@ -112,10 +112,10 @@ final class ObservationCore<Value: Sendable>: Sendable {
         }
         center.noteFetch()
         Task(executorPreference: reader.executor) { [weak self] in
-            let result: Result<Value, any Error>
+            let result: Result<(Value, Int?), any Error>
             do {
                 result = .success(try await reader.lease(returningTo: readers) { connection in
-                    try fetch(previous, changes, connection)
+                    try Self.run(fetch, previous, changes, connection)
                 })
             } catch {
                 result = .failure(error)
@@ -131,12 +131,12 @@ final class ObservationCore<Value: Sendable>: Sendable {
         let center = self.center
         let readers = self.readers
         Task { [weak self] in
-            let result: Result<Value, any Error>
+            let result: Result<(Value, Int?), any Error>
             do {
                 result = .success(try await center.withFetchPermit {
                     // A lease, not `read`: an observation fetch is no read of a caller's, so it has no span.
                     try await readers.acquire().lease(returningTo: readers) { connection in
-                        try fetch(previous, changes, connection)
+                        try Self.run(fetch, previous, changes, connection)
                     }
                 })
             } catch {
@@ -146,9 +146,19 @@ final class ObservationCore<Value: Sendable>: Sendable {
         }
     }
 
-    private func fetchCompleted(epoch: Int, _ result: Result<Value, any Error>) {
+    /// Runs `fetch` in a read lease, with the number of commits the read sees (taken before its first
+    /// statement, under the commit gate).
+    private static func run(
+        _ fetch: Fetch, _ previous: Value?, _ changes: [ChangeSet]?, _ connection: Connection
+    ) throws -> (Value, Int?) {
+        let seen = try connection.commitsSeen()
+        return (try fetch(previous, changes, connection), seen)
+    }
+
+    private func fetchCompleted(epoch: Int, _ result: Result<(Value, Int?), any Error>) {
         let isDuplicate = self.isDuplicate
-        update { $0.fetchCompleted(epoch: epoch, result, isDuplicate: isDuplicate) }
+        let seen = try? result.get().1
+        update { $0.fetchCompleted(epoch: epoch, result.map(\.0), seenCommits: seen, isDuplicate: isDuplicate) }
     }
 
     private func changeArrived(_ changes: ChangeSet) {

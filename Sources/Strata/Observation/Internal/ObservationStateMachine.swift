@@ -2,6 +2,9 @@
 /// which changes arrived meanwhile. Every event returns the actions to perform outside the lock.
 ///
 /// - One fetch at a time: changes that arrive while a fetch runs are coalesced into the next one.
+/// - A change the current value already saw (its commit's number is at most the number of commits the
+///   value's read saw) starts no fetch: a fetch that waited for a reader while commits landed covers
+///   them all, even when their change sets reach the observation after it started.
 /// - Consumers only ever receive the newest value: a slow consumer skips stale ones, so nothing grows.
 /// - With no consumer left the observation deactivates and forgets its value; a fetch that completes
 ///   after that is dropped (its epoch is stale).
@@ -38,6 +41,12 @@ struct ObservationStateMachine<Value: Sendable> {
     private var fetching = Fetching.idle
     private var pending: [ChangeSet] = []
     private var pendingOverflow = false
+    /// The number of commits the current value's read saw (the commit gate's count), when known.
+    private var seen: Int?
+    /// The newest commit number among the changes that arrived while the fetch runs, and whether one of
+    /// them had none (a fetch is then needed whatever the running one saw).
+    private var pendingNewest = 0
+    private var pendingUnnumbered = false
     private var failure: (any Error)?
     private var epoch = 0
     private(set) var isActive = false
@@ -58,10 +67,13 @@ struct ObservationStateMachine<Value: Sendable> {
             isActive = true
             epoch += 1
             value = nil
+            seen = nil
             generation = 0
             failure = nil
             pending = []
             pendingOverflow = false
+            pendingNewest = 0
+            pendingUnnumbered = false
             actions.activate = true
             fetching = .running(dirty: false)
             fetchCount += 1
@@ -115,6 +127,7 @@ struct ObservationStateMachine<Value: Sendable> {
         isActive = false
         epoch += 1
         value = nil
+        seen = nil
         pending = []
         fetching = .idle
         actions.deactivate = true
@@ -135,6 +148,8 @@ struct ObservationStateMachine<Value: Sendable> {
     mutating func changeArrived(_ changes: ChangeSet) -> Actions {
         var actions = Actions()
         guard isActive, failure == nil else { return actions }
+        // The current value was read after this commit: it is in the value already.
+        if let number = changes.commitNumber, let seen, number <= seen { return actions }
         switch fetching {
         case .idle:
             fetching = .running(dirty: false)
@@ -142,6 +157,11 @@ struct ObservationStateMachine<Value: Sendable> {
             actions.fetch = (epoch, value, [changes])
         case .running:
             fetching = .running(dirty: true)
+            if let number = changes.commitNumber {
+                pendingNewest = max(pendingNewest, number)
+            } else {
+                pendingUnnumbered = true
+            }
             if pending.count < Self.pendingLimit {
                 pending.append(changes)
             } else {
@@ -151,12 +171,15 @@ struct ObservationStateMachine<Value: Sendable> {
         return actions
     }
 
-    /// A fetch finished. A value equal to the current one (per `isDuplicate`) is not delivered again.
+    /// A fetch finished, from a read that saw `seenCommits` commits (when known). A value equal to the
+    /// current one (per `isDuplicate`) is not delivered again.
     mutating func fetchCompleted(
-        epoch completedEpoch: Int, _ result: Result<Value, any Error>, isDuplicate: (Value, Value) -> Bool
+        epoch completedEpoch: Int, _ result: Result<Value, any Error>, seenCommits: Int? = nil,
+        isDuplicate: (Value, Value) -> Bool
     ) -> Actions {
         var actions = Actions()
         guard completedEpoch == epoch, isActive else { return actions }
+        if case .success = result { seen = seenCommits }
         switch result {
         case .success(let newValue) where value.map({ isDuplicate($0, newValue) }) == true:
             value = newValue
@@ -183,15 +206,19 @@ struct ObservationStateMachine<Value: Sendable> {
             deactivateIfUnused(&actions)
             return actions
         }
-        if case .running(dirty: true) = fetching {
+        // The changes that arrived meanwhile need a fetch unless the read just done saw all of them.
+        let covered = !pendingUnnumbered && seen.map { pendingNewest <= $0 } == true
+        if case .running(dirty: true) = fetching, !covered {
             fetching = .running(dirty: false)
             fetchCount += 1
             actions.fetch = (epoch, value, pendingOverflow ? nil : pending)
-            pending = []
-            pendingOverflow = false
         } else {
             fetching = .idle
         }
+        pending = []
+        pendingOverflow = false
+        pendingNewest = 0
+        pendingUnnumbered = false
         return actions
     }
 }
