@@ -54,6 +54,23 @@ extension MigrationTests {
         #expect(try storeValue(paths[3], "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
     }
 
+    @Test("Strata's error inside a step's closure (a value read with the wrong type) names the object and the step")
+    func closureErrorsNameTheirPlace() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("typed.sqlite")
+        try await makeGaugeStore(at: path, count: 2)
+        let history = SchemaHistory(
+            Schema("G1", ProgressV1.Gauge.self), Schema("G3", ProgressV3.Gauge.self),
+            steps: [MigrationStep(from: "G1", to: "G3", .transform(ProgressV3.Gauge.self) { old, new in
+                new.amount = Int(try old.value("level", as: String.self)) ?? 0
+            })])
+        let error = await expectStrataError(.typeMismatch) { try await DataStack(history, storage: SQLiteStore(path: path)) }
+        #expect(error?.entity == "Gauge" && error?.field == "level", "\(String(describing: error))")
+        #expect(error?.message.contains("transforming Gauge object 1") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("in the migration step G1 → G3") == true, "\(error?.message ?? "")")
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
+    }
+
     @Test("the fraction completed stays within 0...1 when a step adds rows that a later step copies")
     func fractionWhenRowsGrow() async throws {
         let directory = try TemporaryDirectory()

@@ -11,7 +11,9 @@ public import Foundation
 ///     log("step \(error.source) → \(error.destination), \(error.entity ?? "-") #\(error.objectID ?? 0): \(error.underlying)")
 /// }
 /// ```
-/// Strata's own errors during a migration (a constraint, a full disk) arrive as ``StrataError``.
+/// Strata's own errors during a migration (a constraint, a full disk, a value a closure read with the
+/// wrong type) arrive as ``StrataError``, their message ending with the step they happened in (and,
+/// inside a transform or a `deleteObjects` predicate, the object).
 public struct MigrationError: Error, CustomStringConvertible {
     /// The version the failing step starts from.
     public internal(set) var source: String

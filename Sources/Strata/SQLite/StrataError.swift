@@ -138,6 +138,13 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// The same error, its message ending with where it happened (`"in the migration step V1 → V2"`).
+    func adding(place: String) -> StrataError {
+        StrataError(
+            code, "\(message) (\(place))", sqliteCode: sqliteCode, extendedCode: extendedCode, sql: sql, entity: entity,
+            field: field)
+    }
+
     /// The same error with the entity and field filled in where they were not known.
     func with(entity: String?, field: String? = nil) -> StrataError {
         StrataError(

@@ -65,7 +65,7 @@ extension Migrator {
             do {
                 try transform.run(Row(statement: query), object, insert)
             } catch let error as StrataError {
-                throw error.with(entity: destination.name)
+                throw error.with(entity: destination.name).adding(place: "transforming \(destination.name) object \(id)")
             } catch {
                 throw MigrationError(entity: destination.name, objectID: id, underlying: error)
             }
@@ -112,7 +112,7 @@ extension Migrator {
             do {
                 selected = try predicate(MigrationObject(entity: entity, id: id, names: names, values: values))
             } catch let error as StrataError {
-                throw error.with(entity: entity)
+                throw error.with(entity: entity).adding(place: "selecting \(entity) object \(id) for deletion")
             } catch {
                 throw MigrationError(entity: entity, objectID: id, underlying: error)
             }

@@ -171,6 +171,9 @@ struct Migrator {
             try runStep(plan, index: index, of: steps, counts: counts, progress: &overall, cancelled: cancelled)
         } catch let error as MigrationError {
             throw error.inStep(from: plan.source.version, to: plan.destination.version)
+        } catch let error as StrataError where !error.message.hasPrefix("Migration ") && error.code != .transactionCancelled {
+            // Strata's own errors (a constraint, a value a closure read with the wrong type) say which step.
+            throw error.adding(place: "in the migration step \(plan.source.version) → \(plan.destination.version)")
         }
     }
 
