@@ -381,7 +381,32 @@ struct HardeningTests {
             let positive = try await stack.perform { tx in try tx.create(Into<AllTypes>()) { $0.double = 3 } }
             #expect(try await stack.fetchExisting(positive.id)?.double == 3)
             #expect(try await stack.fetchCount(From<AllTypes>().where(\.double > 2.5)) == 1)
+            // An edit from -0.0 to 0.0 and back writes the sign: SQL compares the two equal, the store does not.
+            for sign in [FloatingPointSign.plus, .minus] {
+                let edited = try await stack.perform { tx in
+                    try tx.edit(object.id) { $0.double = sign == .plus ? 0.0 : -0.0; $0.float = sign == .plus ? 0.0 : -0.0 }
+                }
+                #expect(edited.double.sign == sign)
+                let reread = try #require(try await stack.fetchExisting(object.id))
+                #expect(reread.double.sign == sign && reread.float.sign == sign, "on file: \(onFile), \(sign)")
+            }
         }
+    }
+
+    @Test("an edit of a @Coded value that cannot be encoded throws, naming the field, and keeps the stored value")
+    func unencodableCodedEdit() async throws {
+        let stack = try await DataStack(Schema("V1", CodedRun.self))
+        let run = try await stack.perform { tx in try tx.create(Into<CodedRun>()) { $0.stats = CodedStats(best: 1) } }
+        let error = await expectStrataError(.invalidArgument) {
+            try await stack.perform { tx in _ = try tx.edit(run.id) { $0.stats = CodedStats(best: .infinity) } }
+        }
+        #expect(error?.field == "stats" && error?.entity == "CodedRun", "\(String(describing: error))")
+        #expect(try await stack.fetchExisting(run.id)?.stats == CodedStats(best: 1))
+        let created = await expectStrataError(.invalidArgument) {
+            try await stack.perform { tx in _ = try tx.create(Into<CodedRun>()) { $0.stats = CodedStats(best: -.infinity) } }
+        }
+        #expect(created?.field == "stats")
+        #expect(try await stack.fetchCount(From<CodedRun>()) == 1)
     }
 
     // MARK: Silent no-ops
@@ -696,6 +721,16 @@ struct VersionLockTests {
         #expect(try statement.step())
         #expect(statement.value(at: 0) == .text(schema.versionHash))
     }
+}
+
+/// A value JSON cannot encode when `best` is not finite.
+struct CodedStats: Codable, Hashable, Sendable {
+    var best: Double
+}
+
+@Entity
+struct CodedRun {
+    @Coded var stats: CodedStats?
 }
 
 /// An actor on a given executor, reporting where its methods run.

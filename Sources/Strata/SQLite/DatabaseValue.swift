@@ -38,6 +38,14 @@ public enum DatabaseValue: Sendable, Hashable {
 }
 
 extension DatabaseValue {
+    /// Whether the two values store the same bits: as `==`, except that `0.0` and `-0.0` differ (SQL
+    /// compares them equal, but a column without a type keeps the sign). What decides whether an edit
+    /// writes a field.
+    func isIdentical(to other: DatabaseValue) -> Bool {
+        if case .real(let a) = self, case .real(let b) = other { return a.bitPattern == b.bitPattern }
+        return self == other
+    }
+
     public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true

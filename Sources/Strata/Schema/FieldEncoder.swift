@@ -23,7 +23,7 @@ public struct FieldEncoder {
     var count: Int32 = 0
     @usableFromInline
     var failure: StrataError?
-    /// The position of the stored field whose value failed to bind, with ``failure``.
+    /// The position of the stored field whose value failed to encode or bind, with ``failure``.
     @usableFromInline
     var failedField: Int?
 
@@ -70,6 +70,7 @@ public struct FieldEncoder {
         } catch {
             if failure == nil {
                 failure = StrataError(.invalidArgument, "A @Coded value of type \(V.self) cannot be encoded as JSON: \(error).")
+                failedField = Int(count)
             }
             json = .null
         }

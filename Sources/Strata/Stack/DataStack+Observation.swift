@@ -16,7 +16,8 @@ extension DataStack {
                 guard let old, let new else { return true }
                 let before = FieldEncoder.collect(old)
                 let after = FieldEncoder.collect(new)
-                return before.values == after.values && before.relationships == after.relationships
+                return zip(before.values, after.values).allSatisfy { $0.isIdentical(to: $1) }
+                    && before.relationships == after.relationships
                     && before.derivedValues == after.derivedValues
             },
             fetch: { _, _, connection in

@@ -245,9 +245,15 @@ public final class Transaction: ReadContext {
         let name = entity.description.name
         let before = FieldEncoder.collect(current)
         let after = FieldEncoder.collect(edited)
+        // A value that could not be encoded (a @Coded value JSON refuses) was collected as NULL: writing
+        // it would replace the stored value with nothing.
+        if let failure = after.failure {
+            let field = after.failedField.flatMap { $0 < entity.description.fields.count ? entity.description.fields[$0].property : nil }
+            throw failure.with(entity: entity.description.name, field: field)
+        }
         if let foreign = after.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
         try checkDerivedUnchanged(E.self, entity, from: before, to: after)
-        let changed = before.values.indices.filter { before.values[$0] != after.values[$0] }
+        let changed = before.values.indices.filter { !before.values[$0].isIdentical(to: after.values[$0]) }
         let update: Update?
         if changed.isEmpty {
             update = nil
