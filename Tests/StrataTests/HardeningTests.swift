@@ -314,6 +314,19 @@ struct HardeningTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged)
     }
 
+    @Test("a Data field holding text another program wrote reads its bytes as they are, invalid UTF-8 and NUL included")
+    func dataWrittenAsText() async throws {
+        let (stack, directory) = try await makeStack(.file)
+        let object = try await stack.perform { tx in try tx.create(Into<AllTypes>()) }
+        let path = try #require(directory).path("test.sqlite")
+        try await onOwnThread {
+            let connection = try Connection(path: path, options: Connection.Options())
+            defer { connection.close() }
+            try connection.execute("UPDATE AllTypes SET data = CAST(X'FF00C328' AS TEXT) WHERE id = ?", [.integer(object.id.rawValue)])
+        }
+        #expect(try await stack.fetchExisting(object.id)?.data == Data([0xFF, 0x00, 0xC3, 0x28]))
+    }
+
     @Test("a full disk is reported as diskFull, naming the path")
     func diskFull() throws {
         let directory = try TemporaryDirectory()

@@ -40,6 +40,9 @@ public struct Row {
         case .text:
             if V.self == String.self { return statement.text(at: index) as! V }
             if V.self == String?.self { return Optional(statement.text(at: index)) as! V }
+            // Text another program wrote into a Data field: its bytes as they are, not repaired as UTF-8.
+            if V.self == Data.self { return statement.bytes(at: index) as! V }
+            if V.self == Data?.self { return Optional(statement.bytes(at: index)) as! V }
         case .integer:
             if V.self == Int.self, let exact = Int(exactly: statement.integer(at: index)) { return exact as! V }
             if V.self == Int?.self, let exact = Int(exactly: statement.integer(at: index)) { return Optional(exact) as! V }

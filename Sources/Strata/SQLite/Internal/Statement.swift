@@ -1,5 +1,5 @@
 internal import CSQLite
-import Foundation
+public import Foundation
 
 /// A prepared statement. Owned by one connection and used on its executor only.
 @usableFromInline
@@ -152,6 +152,14 @@ final class Statement {
         guard let value = sqlite3_column_value(handle, index), let text = sqlite3_value_text(value) else { return "" }
         let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` read as the bytes it holds, a text's included (not repaired as UTF-8).
+    @usableFromInline
+    func bytes(at index: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: count)
     }
 
     /// The name of a result column.
