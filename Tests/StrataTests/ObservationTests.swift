@@ -445,6 +445,37 @@ struct ListPublisherTests {
     }
 }
 
+extension ListPublisherTests {
+    @Test("a list that reads its own entity through a relationship refreshes when the related object of the same entity changes")
+    func selfRelatedLists() async throws {
+        let stack = try await DataStack(Schema("V1", TreeNode.self))
+        let (root, child) = try await stack.perform { tx in
+            let root = try tx.create(Into<TreeNode>()) { $0.name = "r" }
+            let child = try tx.create(Into<TreeNode>()) { $0.name = "c1"; $0.parent = root.id }
+            return (root, child)
+        }
+        var filtered = stack.listPublisher(From<TreeNode>().where(\.parent?.name == "root").orderBy(.ascending(\.name)))
+            .makeAsyncIterator()
+        var withChildren = stack.listPublisher(From<TreeNode>().where(.any(\.children, \.name == "kid")).orderBy(.ascending(\.name)))
+            .makeAsyncIterator()
+        var prefetched = stack.listPublisher(From<TreeNode>().prefetching(\.parent).orderBy(.ascending(\.name)))
+            .makeAsyncIterator()
+        #expect(try await filtered.next()?.items.isEmpty == true)
+        #expect(try await withChildren.next()?.items.isEmpty == true)
+        #expect(try await prefetched.next()?.items.map(\.name) == ["c1", "r"])
+        // The root's rename changes the child's place in the first list and its parent in the third.
+        try await stack.perform { tx in try tx.edit(root.id) { $0.name = "root" } }
+        #expect(try await filtered.next()?.items.map(\.id) == [child.id])
+        let renamed = try #require(try await prefetched.next())
+        #expect(renamed.items.map(\.name) == ["c1", "root"])
+        #expect(renamed.diff?.updatedIDs.contains(child.id) == true, "the child carries its prefetched parent")
+        // The child's rename brings its parent into the second list.
+        try await stack.perform { tx in try tx.edit(child.id) { $0.name = "kid" } }
+        #expect(try await withChildren.next()?.items.map(\.id) == [root.id])
+        await stack.close()
+    }
+}
+
 @Suite("Observation under load", .timeLimit(.minutes(1)))
 struct ObservationLoadTests {
     @Test("consumers of one publisher share one fetch per relevant commit")

@@ -27,6 +27,10 @@ struct ListEngine<E: Entity>: Sendable {
     /// The order as fields Swift can compare, or `nil` when only SQL can sort (collations, derived values).
     private let sortFields: [SortField]?
     private let entityName: String
+    /// Whether the list reaches objects of its own entity through relationships (a filter on
+    /// `\.parent?.name`, a prefetched parent): a change to one object can then change whether, or how,
+    /// others are in the list, so its changes are never merged object by object.
+    private let readsItselfThroughRelationships: Bool
 
     /// The most changed objects merged incrementally, as a share of the list, before a full fetch is cheaper.
     private static var incrementalShare: Int { 4 }
@@ -71,18 +75,21 @@ struct ListEngine<E: Entity>: Sendable {
             }
         }
         sortFields = original.limit == nil && original.offset == nil ? fields : nil
-        var dependencies: Set<String> = [entity.name]
+        // The entities the list reads through relationships (the filtered entity's own columns are not
+        // among them).
+        var related: Set<String> = []
         if let predicate = original.predicate {
-            dependencies.formUnion(predicate.expression.dependencies(graph: graph))
+            related.formUnion(predicate.expression.dependencies(graph: graph))
         }
         for term in terms {
             if let column = try? term.column.get() {
-                dependencies.formUnion(SQLExpression.column(column).dependencies(graph: graph))
+                related.formUnion(SQLExpression.column(column).dependencies(graph: graph))
             }
         }
         // Prefetched objects are part of each snapshot: their changes refresh the list.
-        dependencies.formUnion(original.prefetches.map(\.target))
-        self.dependencies = dependencies
+        related.formUnion(original.prefetches.map(\.target))
+        readsItselfThroughRelationships = related.contains(entity.name)
+        self.dependencies = related.union([entity.name])
     }
 
     /// The next snapshot, on a read lease that has run no statement yet.
@@ -198,6 +205,7 @@ struct ListEngine<E: Entity>: Sendable {
             if change.isUnknown { return nil }
             for (name, entityChanges) in change.entities where !entityChanges.isEmpty {
                 if name == entityName {
+                    if readsItselfThroughRelationships { return nil }
                     touched.formUnion(entityChanges.inserted)
                     touched.formUnion(entityChanges.updated.keys)
                     touched.formUnion(entityChanges.deleted)
