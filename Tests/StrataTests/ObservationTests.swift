@@ -123,6 +123,42 @@ struct ObjectPublisherTests {
         #expect(try await iterator.next() == nil)
     }
 
+    @Test("each iterator of a fields publisher counts changed fields from what it received; a late one starts empty")
+    func fieldsPerIterator() async throws {
+        let (stack, _) = try await makeStack()
+        let person = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        let publisher = stack.objectPublisher(person.id, fields: \.name, \.age)
+        var fast = publisher.makeAsyncIterator()
+        var slow = publisher.makeAsyncIterator()
+        #expect(try await fast.next()?.changedFields == [])
+        #expect(try await slow.next()?.changedFields == [])
+        try await stack.perform { tx in try tx.edit(person) { $0.name = "Grace" } }
+        #expect(try await fast.next()?.changedFields == ["name"])
+        try await stack.perform { tx in try tx.edit(person) { $0.age = 40 } }
+        #expect(try await fast.next()?.changedFields == ["age"])
+        // The slow iterator skipped the first snapshot: both edits are news to it.
+        #expect(try await slow.next()?.changedFields == ["name", "age"])
+        var late = publisher.makeAsyncIterator()
+        let first = try #require(try await late.next())
+        #expect(first.changedFields == [] && first.object?.age == 40)
+    }
+
+    @Test("a list iterator made after the publisher's first snapshots receives its first snapshot without a diff")
+    func lateListIterator() async throws {
+        let (stack, _) = try await makeStack()
+        let publisher = stack.listPublisher(From<Person>().orderBy(.ascending(\.name)))
+        var early = publisher.makeAsyncIterator()
+        #expect(try await early.next()?.diff == nil)
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "X" } }
+        #expect(try await early.next()?.diff?.insertedIDs.count == 1)
+        var late = publisher.makeAsyncIterator()
+        let first = try #require(try await late.next())
+        #expect(first.diff == nil && first.items.map(\.name) == ["X"])
+        // Its next one has a diff from that first one.
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Y" } }
+        #expect(try await late.next()?.diff?.insertedIDs.count == 1)
+    }
+
     @Test("a count publisher yields the count, then a new one after relevant commits")
     func countPublisher() async throws {
         let (stack, _) = try await makeStack()

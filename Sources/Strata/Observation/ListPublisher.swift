@@ -36,6 +36,9 @@ public struct ListPublisher<E: Entity>: AsyncSequence, Sendable {
             guard var snapshot = try await consumer.next() else { return nil }
             if let last, snapshot.diffBase != last.token {
                 snapshot = engine.rebase(snapshot, onto: last)
+            } else if last == nil, snapshot.diff != nil {
+                // This iterator's first snapshot: the publisher's diff starts from one it never saw.
+                snapshot = snapshot.withoutDiff()
             }
             last = snapshot
             return snapshot

@@ -66,6 +66,11 @@ public struct ListSnapshot<E: Entity>: Sendable, Equatable {
         self.commitsSeen = commitsSeen
     }
 
+    /// The same snapshot without its diff: the first one a consumer receives.
+    func withoutDiff() -> ListSnapshot<E> {
+        ListSnapshot(sections: sections, diff: nil, token: token, commitsSeen: commitsSeen)
+    }
+
     /// All objects, section after section.
     public var items: [E] { sections.flatMap(\.items) }
     /// The IDs of all objects, in order.

@@ -60,28 +60,46 @@ public struct ObjectFieldsPublisher<E: Entity>: AsyncSequence, Sendable {
     public typealias Element = ObjectChange<E>
 
     let core: ObservationCore<ObjectChange<E>>
+    /// The observed fields that differ between two versions of the object.
+    let fieldsChanged: @Sendable (E, E) -> Set<String>
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(consumer: ObservationConsumer(core: core))
+        Iterator(consumer: ObservationConsumer(core: core), fieldsChanged: fieldsChanged)
     }
 
     /// Delivers the changes.
     public struct Iterator: AsyncIteratorProtocol {
         let consumer: ObservationConsumer<ObjectChange<E>>
+        let fieldsChanged: @Sendable (E, E) -> Set<String>
         var isFinished = false
+        /// The version of the object this iterator delivered last: its changed fields are counted from
+        /// it, not from the publisher's previous fetch, which a slow consumer may not have seen (and a
+        /// consumer that joins later never did).
+        var last: E?
 
         /// The next change; after the one that reports the deletion (`object == nil`), `nil`.
         public mutating func next() async throws -> ObjectChange<E>? {
             guard !isFinished else { return nil }
-            guard let change = try await consumer.next() else {
-                isFinished = true
-                return nil
+            while true {
+                guard let change = try await consumer.next() else {
+                    isFinished = true
+                    return nil
+                }
+                guard let object = change.object else {
+                    isFinished = true
+                    consumer.finish()
+                    return ObjectChange(object: nil, changedFields: [])
+                }
+                guard let before = last else {
+                    last = object
+                    return ObjectChange(object: object, changedFields: [])
+                }
+                let changed = fieldsChanged(before, object)
+                // The values this iterator delivered already: nothing to report.
+                guard !changed.isEmpty else { continue }
+                last = object
+                return ObjectChange(object: object, changedFields: changed)
             }
-            if change.object == nil {
-                isFinished = true
-                consumer.finish()
-            }
-            return change
         }
     }
 }

@@ -65,6 +65,21 @@ extension DataStack {
         let watched = positions
         let failure = invalid
         let stores = self.stores
+        // The observed fields whose stored values differ between two versions of the object.
+        let fieldsChanged: @Sendable (E, E) -> Set<String> = { before, object in
+            let old = FieldEncoder.collect(before)
+            let new = FieldEncoder.collect(object)
+            var changed: Set<String> = []
+            for (name, kind, index) in watched {
+                let differs = switch kind {
+                case 0: !old.values[index].isIdentical(to: new.values[index])
+                case 1: old.relationships[index] != new.relationships[index]
+                default: old.derivedValues[index] != new.derivedValues[index]
+                }
+                if differs { changed.insert(name) }
+            }
+            return changed
+        }
         let core = ObservationCore<ObjectChange<E>>(
             center: observation, readers: readers,
             isRelevant: { changes in
@@ -82,20 +97,9 @@ extension DataStack {
                 guard let before = previous?.object, let object else {
                     return ObjectChange(object: object, changedFields: [])
                 }
-                let old = FieldEncoder.collect(before)
-                let new = FieldEncoder.collect(object)
-                var changed: Set<String> = []
-                for (name, kind, index) in watched {
-                    let differs = switch kind {
-                    case 0: old.values[index] != new.values[index]
-                    case 1: old.relationships[index] != new.relationships[index]
-                    default: old.derivedValues[index] != new.derivedValues[index]
-                    }
-                    if differs { changed.insert(name) }
-                }
-                return ObjectChange(object: object, changedFields: changed)
+                return ObjectChange(object: object, changedFields: fieldsChanged(before, object))
             })
-        return ObjectFieldsPublisher(core: core)
+        return ObjectFieldsPublisher(core: core, fieldsChanged: fieldsChanged)
     }
 
     /// The number of objects that match, over time; see ``CountPublisher``.
