@@ -217,6 +217,9 @@ struct TransactionTests {
         let isClosing = stack.writer.isClosing.load(ordering: .acquiring)
         #expect(isClosing)
         await expectStrataError(.stackClosed) { try await stack.perform { tx in _ = try tx.create(Into<Person>()) } }
+        // An observation that begins while the stack closes fails as one that begins after (it would
+        // otherwise wait for commits that never come).
+        await expectStrataError(.stackClosed) { for try await _ in stack.countPublisher(From<Person>()) {} }
         release.signal()
         try await running.value
         await closing.value

@@ -87,8 +87,11 @@ final class ObservationCenter: Sendable {
     }
 
     /// Adds an observer; the first one starts listening to the feed (and the external-change monitor).
-    func register(_ observer: Observer) -> UInt64 {
-        let id = state.withLock { state in
+    /// `nil` once the stack is closing: no commit will come, and the caller fails its observation with
+    /// `stackClosed` (it cannot be ended from here, under the caller's lock).
+    func register(_ observer: Observer) -> UInt64? {
+        let id = state.withLock { state -> UInt64? in
+            guard !state.isClosed else { return nil }
             let id = state.nextID
             state.nextID += 1
             state.observers[id] = observer

@@ -72,12 +72,20 @@ final class ObservationCore<Value: Sendable>: Sendable {
     /// never calls back into a core while it holds its own lock, so the lock order is safe.)
     private func update(_ event: (inout ObservationStateMachine<Value>) -> ObservationStateMachine<Value>.Actions) {
         let actions = state.withLock { state in
-            let actions = event(&state.machine)
+            var actions = event(&state.machine)
             if actions.activate {
                 state.registration = center.register(ObservationCenter.Observer(
                     isRelevant: isRelevant,
                     notify: { [weak self] changes in self?.changeArrived(changes) },
                     close: { [weak self] in self?.update { $0.close() } }))
+                // The stack is closing: it ended the observations it had and will end no other, and no
+                // commit will come. The observation fails at once, as it would once the stack closed.
+                if state.registration == nil, let fetch = actions.fetch {
+                    let failed = state.machine.fetchCompleted(
+                        epoch: fetch.epoch, .failure(Connection.closedError), isDuplicate: { _, _ in false })
+                    actions.fetch = nil
+                    actions.resume += failed.resume
+                }
             }
             if actions.deactivate, let registration = state.registration {
                 state.registration = nil
