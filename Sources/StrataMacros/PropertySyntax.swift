@@ -20,7 +20,8 @@ struct PropertySyntax {
 
     /// Whether a key path to this computed property can be formed in the generated `member(for:)`: its
     /// accessors neither throw, nor are `async` or `mutating`, and it is neither isolated to a global actor
-    /// nor unavailable.
+    /// nor unavailable, on any platform or OS version (a key path in the generated code would need the
+    /// same availability).
     var isKeyPathable: Bool {
         if case .accessors(let accessors) = binding.accessorBlock?.accessors {
             let keyPathable = accessors.allSatisfy { accessor in
@@ -31,15 +32,23 @@ struct PropertySyntax {
         return !variable.attributes.contains { element in
             guard case .attribute(let attribute) = element else { return false }
             let name = attribute.attributeName.trimmedDescription
-            return name.hasSuffix("Actor") || (name == "available" && attribute.mentionsUnavailable)
+            return name.hasSuffix("Actor") || (name == "available" && attribute.restrictsAvailability)
         }
     }
 }
 
 extension AttributeSyntax {
-    /// Whether an `@available` attribute makes the declaration unavailable.
-    fileprivate var mentionsUnavailable: Bool {
+    /// Whether an `@available` attribute makes the declaration unavailable somewhere: `unavailable`, an
+    /// OS version (`macOS 26`, `introduced: 17`) or an `obsoleted:` one. `deprecated` alone does not.
+    fileprivate var restrictsAvailability: Bool {
         guard case .availability(let arguments) = arguments else { return false }
-        return arguments.contains { $0.argument.trimmedDescription == "unavailable" }
+        return arguments.contains { element in
+            switch element.argument {
+            case .availabilityVersionRestriction: return true
+            case .availabilityLabeledArgument(let labeled):
+                return ["introduced", "obsoleted"].contains(labeled.label.text)
+            default: return element.argument.trimmedDescription == "unavailable"
+            }
+        }
     }
 }

@@ -275,7 +275,7 @@ struct CodedDerivedExpansionTests {
         )
     }
 
-    @Test("Computed instance properties are virtual, unless no key path can name them; static ones are ignored")
+    @Test("Computed instance properties are virtual, unless no key path can name them (on every platform and OS version); static ones are ignored")
     func virtualProperties() {
         assertStrataExpansion(
             #"""
@@ -293,6 +293,9 @@ struct CodedDerivedExpansionTests {
                 @MainActor var isolated: Int { 1 }
                 @available(*, unavailable) var gone: Int { 1 }
                 @available(*, deprecated) var old: Int { 1 }
+                @available(macOS 26, *) var recent: Int { 1 }
+                @available(iOS, introduced: 26) var labeled: Int { 1 }
+                @available(swift, obsoleted: 5) var obsolete: Int { 1 }
                 static var shared: Int { 1 }
                 subscript(index: Int) -> Int { index }
             }
@@ -312,6 +315,9 @@ struct CodedDerivedExpansionTests {
                     @MainActor var isolated: Int { 1 }
                     @available(*, unavailable) var gone: Int { 1 }
                     @available(*, deprecated) var old: Int { 1 }
+                    @available(macOS 26, *) var recent: Int { 1 }
+                    @available(iOS, introduced: 26) var labeled: Int { 1 }
+                    @available(swift, obsoleted: 5) var obsolete: Int { 1 }
                     static var shared: Int { 1 }
                     subscript(index: Int) -> Int { index }
 
