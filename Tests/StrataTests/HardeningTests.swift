@@ -327,6 +327,14 @@ struct HardeningTests {
         #expect(try await stack.fetchExisting(object.id)?.data == Data([0xFF, 0x00, 0xC3, 0x28]))
     }
 
+    @Test("a schema whose declared names take a name Strata makes (a hidden position column, an index) is refused, naming it")
+    func generatedNameCollisions() async throws {
+        let position = await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", CollidingAlbum.self, CollidingTrack.self)) }
+        #expect(position?.field == "album_position" && position?.message.contains("ordered relationship") == true, "\(String(describing: position))")
+        let index = await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", CollidingPost.self, CollidingPostAuthor.self)) }
+        #expect(index?.message.contains("'Post_author_name_index'") == true, "\(String(describing: index))")
+    }
+
     @Test("a full disk is reported as diskFull, naming the path")
     func diskFull() throws {
         let directory = try TemporaryDirectory()
@@ -734,6 +742,29 @@ struct VersionLockTests {
         #expect(try statement.step())
         #expect(statement.value(at: 0) == .text(schema.versionHash))
     }
+}
+
+/// An ordered relationship whose hidden position column (`album_position`) a field takes.
+@Entity
+struct CollidingAlbum {
+    @Relationship(inverse: \CollidingTrack.album) var tracks: [CollidingTrack.ID] = []
+}
+
+@Entity
+struct CollidingTrack {
+    @Relationship var album: CollidingAlbum.ID?
+    var album_position: Int = 0
+}
+
+/// Two entities whose indexes get the same name (`Post_author_name_index`).
+@Entity(name: "Post")
+struct CollidingPost {
+    @Field(.indexed) var author_name: String = ""
+}
+
+@Entity(name: "Post_author")
+struct CollidingPostAuthor {
+    @Field(.indexed) var name: String = ""
 }
 
 /// A value JSON cannot encode when `best` is not finite.

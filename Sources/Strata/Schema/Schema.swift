@@ -211,6 +211,44 @@ public struct Schema: Sendable {
                     entity: entity.name, field: field.property)
             }
         }
+        try validateGeneratedNames()
         try validateConfigurations()
+    }
+
+    /// Refuses a schema in which a name Strata makes (the hidden position column of an ordered
+    /// relationship, an index, a join table) is taken by another, declared or made: SQLite would refuse
+    /// the store's tables with a message about names the user never wrote.
+    private func validateGeneratedNames() throws(StrataError) {
+        let graph = try SchemaGraph(schema: self)
+        for entity in entities {
+            for hidden in graph.positionColumns[entity.name] ?? [] {
+                guard let field = entity.fields.first(where: { $0.column.lowercased() == hidden.lowercased() }) else { continue }
+                throw StrataError(
+                    .invalidArgument,
+                    "Entity \(entity.name) stores \(field.property) in column '\(field.column)', which Strata uses to keep the "
+                        + "order of an ordered relationship whose inverse is \(entity.name).\(hidden.dropLast(SchemaGraph.positionSuffix.count)). "
+                        + "Give the field another column with @Field(column:).",
+                    entity: entity.name, field: field.property)
+            }
+        }
+        // Tables and indexes share one namespace in SQLite, case-insensitively.
+        var owners: [String: String] = [:]
+        func claim(_ name: String, by owner: String) throws(StrataError) {
+            if let other = owners.updateValue(owner, forKey: name.lowercased()), other != owner {
+                throw StrataError(
+                    .invalidArgument,
+                    "Schema \(version) needs the name '\(name)' twice in the store: for \(other) and for \(owner). Rename an "
+                        + "entity with @Entity(name:), a relationship, or a field's column with @Field(column:).")
+            }
+        }
+        let sql = SchemaSQL()
+        for entity in entities {
+            try claim(entity.name, by: "entity \(entity.name)")
+            for index in sql.indexes(entity, graph: graph) { try claim(index.name, by: "an index of \(entity.name)") }
+        }
+        for join in graph.joinTables {
+            try claim(join.name, by: "a join table")
+            for index in sql.joinIndexes(join) { try claim(index.name, by: "an index of the join table \(join.name)") }
+        }
     }
 }
