@@ -77,9 +77,11 @@ extension EntityCode {
         return "Strata.ToManyDescription.make(\(arguments.joined(separator: ", ")))"
     }
 
-    /// `Strata.DerivedDescription(property: "totalAge", function: .sum, relationship: "pets", attribute: "age")`.
+    /// `Strata.DerivedDescription(\Owner.totalAge, property: "totalAge", function: .sum, relationship: "pets",
+    /// attribute: "age")`: the key path gives the declared type.
     private func derivedDescription(_ field: DerivedField) -> String {
         var arguments = [
+            "\\\(qualifiedType).\(field.identifier)",
             "property: \(literal(field.name))",
             "function: .\(field.function.rawValue)",
             "relationship: \(literal(field.relationship))",

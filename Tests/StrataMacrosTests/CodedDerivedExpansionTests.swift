@@ -201,12 +201,12 @@ struct CodedDerivedExpansionTests {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], toMany: [
                         Strata.ToManyDescription.make(\Person.pets, property: "pets"),
                     ], derived: [
-                        Strata.DerivedDescription(property: "petCount", function: .count, relationship: "pets"),
-                        Strata.DerivedDescription(property: "petTally", function: .count, relationship: "pets"),
-                        Strata.DerivedDescription(property: "totalAge", function: .sum, relationship: "pets", attribute: "age"),
-                        Strata.DerivedDescription(property: "totalWeight", function: .sum, relationship: "pets", attribute: "weight"),
-                        Strata.DerivedDescription(property: "youngest", function: .minimum, relationship: "pets", attribute: "age"),
-                        Strata.DerivedDescription(property: "latest", function: .maximum, relationship: "pets", attribute: "born"),
+                        Strata.DerivedDescription(\Person.petCount, property: "petCount", function: .count, relationship: "pets"),
+                        Strata.DerivedDescription(\Person.petTally, property: "petTally", function: .count, relationship: "pets"),
+                        Strata.DerivedDescription(\Person.totalAge, property: "totalAge", function: .sum, relationship: "pets", attribute: "age"),
+                        Strata.DerivedDescription(\Person.totalWeight, property: "totalWeight", function: .sum, relationship: "pets", attribute: "weight"),
+                        Strata.DerivedDescription(\Person.youngest, property: "youngest", function: .minimum, relationship: "pets", attribute: "age"),
+                        Strata.DerivedDescription(\Person.latest, property: "latest", function: .maximum, relationship: "pets", attribute: "born"),
                     ])
 
                     init(row: Strata.Row) throws {

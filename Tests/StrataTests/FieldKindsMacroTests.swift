@@ -93,10 +93,10 @@ struct FieldKindsMacroTests {
         #expect(owner.toMany.map(\.inverse) == [nil, nil])
         #expect(
             owner.derived == [
-                DerivedDescription(property: "petCount", function: .count, relationship: "pets"),
-                DerivedDescription(property: "totalAge", function: .sum, relationship: "pets", attribute: "age"),
-                DerivedDescription(property: "youngest", function: .minimum, relationship: "pets", attribute: "age"),
-                DerivedDescription(property: "oldest", function: .maximum, relationship: "pets", attribute: "age"),
+                DerivedDescription(\KindOwner.petCount, property: "petCount", function: .count, relationship: "pets"),
+                DerivedDescription(\KindOwner.totalAge, property: "totalAge", function: .sum, relationship: "pets", attribute: "age"),
+                DerivedDescription(\KindOwner.youngest, property: "youngest", function: .minimum, relationship: "pets", attribute: "age"),
+                DerivedDescription(\KindOwner.oldest, property: "oldest", function: .maximum, relationship: "pets", attribute: "age"),
             ])
         #expect(owner.virtualProperties == ["label", "nickname", "initials"])
 

@@ -335,6 +335,12 @@ struct HardeningTests {
         #expect(index?.message.contains("'Post_author_name_index'") == true, "\(String(describing: index))")
     }
 
+    @Test("a derived sum of Double values declared as an Int is refused when the stack opens, not when a read meets 7.5")
+    func derivedSumType() async throws {
+        let error = await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", WholeOrder.self, WholeLine.self)) }
+        #expect(error?.field == "total" && error?.message.contains("Declare it as Double") == true, "\(String(describing: error))")
+    }
+
     @Test("a full disk is reported as diskFull, naming the path")
     func diskFull() throws {
         let directory = try TemporaryDirectory()
@@ -765,6 +771,19 @@ struct CollidingPost {
 @Entity(name: "Post_author")
 struct CollidingPostAuthor {
     @Field(.indexed) var name: String = ""
+}
+
+/// A sum of `Double` prices declared as an `Int`.
+@Entity
+struct WholeOrder {
+    @Relationship(inverse: \WholeLine.order) var lines: Set<WholeLine.ID> = []
+    @Derived(sum: \WholeLine.price, over: \WholeOrder.lines) var total: Int = 0
+}
+
+@Entity
+struct WholeLine {
+    var price: Double = 0
+    @Relationship var order: WholeOrder.ID?
 }
 
 /// A value JSON cannot encode when `best` is not finite.

@@ -100,13 +100,30 @@ public struct DerivedDescription: Sendable, Hashable {
     public let relationship: String
     /// The attribute (property name on the target entity) for sum, minimum and maximum.
     public let attribute: String?
+    /// The storage class of the property's declared type, when known: a sum, minimum or maximum of
+    /// `Double` values declared as an integer is refused when the schema is checked, rather than
+    /// failing every read once a value is not whole.
+    public let declaredStorageClass: StorageClass?
 
-    /// Describes a derived field. The macro calls this.
+    /// Describes a derived field.
     public init(property: String, function: Function, relationship: String, attribute: String? = nil) {
         self.property = property
         self.function = function
         self.relationship = relationship
         self.attribute = attribute
+        self.declaredStorageClass = nil
+    }
+
+    /// Describes a derived field, with its declared type (from the key path). The macro calls this.
+    public init<Root, Value: DatabaseValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>, property: String, function: Function, relationship: String,
+        attribute: String? = nil
+    ) {
+        self.property = property
+        self.function = function
+        self.relationship = relationship
+        self.attribute = attribute
+        self.declaredStorageClass = Value.storageClass
     }
 }
 

@@ -217,6 +217,13 @@ struct SchemaGraph: Sendable {
                             + "compute \(derived.function.rawValue); '\(derived.attribute ?? "")' is not one.",
                         entity: entity.name, field: derived.property)
                 }
+                if field.storageClass == .real, derived.declaredStorageClass == .integer {
+                    throw StrataError(
+                        .invalidArgument,
+                        "\(entity.name).\(derived.property) is declared as an integer, but the \(derived.function.rawValue) of "
+                            + "\(relationship.target).\(attribute) is a Double, which need not be whole. Declare it as Double.",
+                        entity: entity.name, field: derived.property)
+                }
             }
         }
     }
