@@ -106,8 +106,8 @@ extension Schema {
     }
 
     /// Checks the configurations: names, entities that are part of the schema, and relationships that
-    /// stay within every store their source lives in.
-    func validateConfigurations() throws(StrataError) {
+    /// stay within every store their source lives in; `graph` is the schema's.
+    func validateConfigurations(_ graph: SchemaGraph) throws(StrataError) {
         if namesEmptyConfiguration {
             throw StrataError(
                 .invalidArgument,
@@ -124,7 +124,6 @@ extension Schema {
                     entity: name)
             }
         }
-        let graph = try SchemaGraph(schema: self)
         var links: [(source: String, property: String, target: String)] = []
         for entity in entities {
             for toOne in graph.toOne[entity.name] ?? [] { links.append((entity.name, toOne.property, toOne.target)) }

@@ -211,15 +211,15 @@ public struct Schema: Sendable {
                     entity: entity.name, field: field.property)
             }
         }
-        try validateGeneratedNames()
-        try validateConfigurations()
+        let graph = try SchemaGraph(schema: self)
+        try validateGeneratedNames(graph)
+        try validateConfigurations(graph)
     }
 
     /// Refuses a schema in which a name Strata makes (the hidden position column of an ordered
     /// relationship, an index, a join table) is taken by another, declared or made: SQLite would refuse
     /// the store's tables with a message about names the user never wrote.
-    private func validateGeneratedNames() throws(StrataError) {
-        let graph = try SchemaGraph(schema: self)
+    private func validateGeneratedNames(_ graph: SchemaGraph) throws(StrataError) {
         for entity in entities {
             for hidden in graph.positionColumns[entity.name] ?? [] {
                 guard let field = entity.fields.first(where: { $0.column.lowercased() == hidden.lowercased() }) else { continue }
