@@ -59,7 +59,7 @@ public struct ObjectChange<E: Entity>: Sendable, Equatable {
 public struct ObjectFieldsPublisher<E: Entity>: AsyncSequence, Sendable {
     public typealias Element = ObjectChange<E>
 
-    let core: ObservationCore<ObjectChange<E>>
+    let core: ObservationCore<E?>
     /// The observed fields that differ between two versions of the object.
     let fieldsChanged: @Sendable (E, E) -> Set<String>
 
@@ -69,7 +69,7 @@ public struct ObjectFieldsPublisher<E: Entity>: AsyncSequence, Sendable {
 
     /// Delivers the changes.
     public struct Iterator: AsyncIteratorProtocol {
-        let consumer: ObservationConsumer<ObjectChange<E>>
+        let consumer: ObservationConsumer<E?>
         let fieldsChanged: @Sendable (E, E) -> Set<String>
         var isFinished = false
         /// The version of the object this iterator delivered last: its changed fields are counted from
@@ -81,11 +81,11 @@ public struct ObjectFieldsPublisher<E: Entity>: AsyncSequence, Sendable {
         public mutating func next() async throws -> ObjectChange<E>? {
             guard !isFinished else { return nil }
             while true {
-                guard let change = try await consumer.next() else {
+                guard let read = try await consumer.next() else {
                     isFinished = true
                     return nil
                 }
-                guard let object = change.object else {
+                guard let object = read else {
                     isFinished = true
                     consumer.finish()
                     return ObjectChange(object: nil, changedFields: [])

@@ -80,7 +80,8 @@ extension DataStack {
             }
             return changed
         }
-        let core = ObservationCore<ObjectChange<E>>(
+        // The core holds the object as read; each iterator counts changed fields from what it delivered.
+        let core = ObservationCore<E?>(
             center: observation, readers: readers,
             isRelevant: { changes in
                 guard !changes.isUnknown else { return true }
@@ -88,16 +89,15 @@ extension DataStack {
                 if entity.deleted.contains(id.rawValue) { return true }
                 return !(entity.updated[id.rawValue] ?? []).isDisjoint(with: observed)
             },
-            isDuplicate: { old, new in new.changedFields.isEmpty && (old.object == nil) == (new.object == nil) },
-            fetch: { previous, _, connection in
+            isDuplicate: { old, new in
+                guard let old, let new else { return (old == nil) == (new == nil) }
+                return fieldsChanged(old, new).isEmpty
+            },
+            fetch: { _, _, connection in
                 if let failure { throw failure }
                 let store = stores.current
                 _ = try store.entity(E.self)
-                let object = try connection.fetchExisting(id, store: store)
-                guard let before = previous?.object, let object else {
-                    return ObjectChange(object: object, changedFields: [])
-                }
-                return ObjectChange(object: object, changedFields: fieldsChanged(before, object))
+                return try connection.fetchExisting(id, store: store)
             })
         return ObjectFieldsPublisher(core: core, fieldsChanged: fieldsChanged)
     }
