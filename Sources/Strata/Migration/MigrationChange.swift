@@ -73,10 +73,7 @@ public struct MigrationChange: Sendable {
             try body(source, &object)
             var encoder = FieldEncoder(mode: .bind(insert, firstIndex: 2))
             object.encodeFields(to: &encoder)
-            if let failure = encoder.failure {
-                let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
-                throw failure.with(entity: description.name, field: field)
-            }
+            if let failure = encoder.failureError(entity: description) { throw failure }
             if let before, let field = changedKeptApartField(description, before: before, after: encoder) {
                 throw StrataError(
                     .invalidMigration,

@@ -118,6 +118,13 @@ public struct FieldEncoder {
     /// The IDs with a store tag, among the encoded relationships.
     private(set) var idTags: [IDTag] = []
 
+    /// The first value that failed to encode or bind, as an error naming `entity` and the field.
+    func failureError(entity: EntityDescription) -> StrataError? {
+        guard let failure else { return nil }
+        let field = failedField.flatMap { $0 < entity.fields.count ? entity.fields[$0].property : nil }
+        return failure.with(entity: entity.name, field: field)
+    }
+
     /// The error for the first related ID that comes from another store than the one tagged `storeTag`.
     func foreignIDError(storeTag: UInt32, entity: EntityDescription) -> StrataError? {
         guard let foreign = idTags.first(where: { $0.storeTag != storeTag }) else { return nil }

@@ -156,10 +156,7 @@ public final class Transaction: ReadContext {
         var encoder = FieldEncoder(mode: .bind(statement, firstIndex: 2))
         object.encodeFields(to: &encoder)
         if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
-        if let failure = encoder.failure {
-            let field = encoder.failedField.flatMap { $0 < entity.description.fields.count ? entity.description.fields[$0].property : nil }
-            throw failure.with(entity: name, field: field)
-        }
+        if let failure = encoder.failureError(entity: entity.description) { throw failure }
         if !entity.toOnes.isEmpty {
             let values = FieldEncoder.values(of: object)
             for toOne in entity.toOnes {
@@ -247,10 +244,7 @@ public final class Transaction: ReadContext {
         let after = FieldEncoder.collect(edited)
         // A value that could not be encoded (a @Coded value JSON refuses) was collected as NULL: writing
         // it would replace the stored value with nothing.
-        if let failure = after.failure {
-            let field = after.failedField.flatMap { $0 < entity.description.fields.count ? entity.description.fields[$0].property : nil }
-            throw failure.with(entity: entity.description.name, field: field)
-        }
+        if let failure = after.failureError(entity: entity.description) { throw failure }
         if let foreign = after.foreignIDError(storeTag: connection.storeTag, entity: entity.description) { throw foreign }
         try checkDerivedUnchanged(E.self, entity, from: before, to: after)
         let changed = before.values.indices.filter { !before.values[$0].isIdentical(to: after.values[$0]) }

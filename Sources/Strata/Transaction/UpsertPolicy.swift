@@ -107,10 +107,7 @@ extension Transaction {
                         var encoder = FieldEncoder(mode: .bind(plan.statement, firstIndex: 2))
                         object.encodeFields(to: &encoder)
                         if let foreign = encoder.foreignIDError(storeTag: connection.storeTag, entity: description) { throw foreign }
-                        if let failure = encoder.failure {
-                            let field = encoder.failedField.flatMap { $0 < description.fields.count ? description.fields[$0].property : nil }
-                            throw failure.with(entity: description.name, field: field)
-                        }
+                        if let failure = encoder.failureError(entity: description) { throw failure }
                         var givenID: Int64?
                         if plan.idFirst {
                             let id = try ids.allocate(description.name, connection)
