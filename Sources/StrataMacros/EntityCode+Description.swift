@@ -60,10 +60,13 @@ extension EntityCode {
         case .json:
             var arguments = [keyPath] + names
             if field.isOptional { arguments.append("isOptional: true") }
+            if let value = field.defaultValue { arguments.append("default: \(value)") }
             return "Strata.FieldDescription.coded(\(arguments.joined(separator: ", ")))"
         case .custom(let encode, _):
-            // The encode closure is only there for the compiler to infer the type the value is stored as.
-            let arguments = [keyPath, "encode: \(encode)"] + names
+            // The encode closure lets the compiler infer the type the value is stored as, and encodes the
+            // default for migrations.
+            var arguments = [keyPath, "encode: \(encode)"] + names
+            if let value = field.defaultValue { arguments.append("default: \(value)") }
             return "Strata.FieldDescription.coded(\(arguments.joined(separator: ", ")))"
         }
     }

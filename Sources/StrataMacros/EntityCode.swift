@@ -38,13 +38,42 @@ struct EntityCode {
         "\(raw: access)typealias ID = Strata.EntityID<\(raw: typeName)>"
     }
 
+    /// The members declared in the struct itself: those that hold the user's expressions (default values,
+    /// `@Coded` encode closures), so that these are compiled in the struct's own scope. In an entity nested
+    /// in another type, they can then name the outer type's other members (`Settings()` for
+    /// `Library.Settings`), which the extension, declared at file scope, cannot.
+    var scopedMembers: [DeclSyntax] {
+        [entityDescription, encodeFields, scope].filter { !$0.isEmpty }
+            .map { DeclSyntax(stringLiteral: $0.joined(separator: "\n")) }
+    }
+
+    /// The name of the enum nested in the entity that holds the closures the initializers call
+    /// (`@Coded(encode:decode:)`, `@Field(dynamicInitialValue:)`), compiled in the entity's scope.
+    static let scopeName = "_StrataScope"
+
+    /// `enum _StrataScope { static let tint = Strata.CodedClosures(...) }`, or nothing when no field has
+    /// such closures. It is internal whatever the entity's access, so it stays out of its public interface.
+    private var scope: [String] {
+        var members: [String] = []
+        for field in fields {
+            let keyPath = "\\\(qualifiedType).\(field.identifier)"
+            if case .custom(let encode, let decode) = field.kind {
+                members.append(
+                    "static let \(field.identifier) = Strata.CodedClosures(\(keyPath), encode: \(encode), decode: \(decode))")
+            }
+            if let value = field.dynamicInitialValue {
+                members.append("static let \(field.initialValueMember) = Strata.DynamicInitialValue(\(keyPath), \(value))")
+            }
+        }
+        return members.isEmpty ? [] : block("enum \(Self.scopeName)", members)
+    }
+
     /// The extension that adds the `Entity` conformance, or only its members when the type already
-    /// declares the conformance (`addingConformance` is then `false`).
+    /// declares the conformance (`addingConformance` is then `false`). The initializers are here, not in the
+    /// struct, so that the struct keeps its memberwise initializer.
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {
         let conformance = addingConformance ? ": Strata.Entity" : ""
-        let members = [
-            entityDescription, rowInitializer, newObjectInitializer, encodeFields, member, navigableMembers, decodeAll,
-        ]
+        let members = [rowInitializer, newObjectInitializer, member, navigableMembers, decodeAll]
             .map { $0.map { "    " + $0 }.joined(separator: "\n") }
         return DeclSyntax(
             stringLiteral: "extension \(qualifiedType)\(conformance) {\n"
@@ -64,8 +93,8 @@ struct EntityCode {
                 case .attribute: "try row.decode(at: \(column))"
                 case .toOne: "try row.decodeID(at: \(column))"
                 case .json: "try row.decodeJSON(at: \(column))"
-                case .custom(let encode, let decode):
-                    "try decodeCoded(at: \(column), encode: \(encode), decode: \(decode))"
+                case .custom:
+                    "try Self.\(Self.scopeName).\(field.identifier).decode(row.decode(at: \(column)))"
                 }
             assignments.append("self.\(field.identifier) = \(decoding)")
             column += 1
@@ -78,32 +107,16 @@ struct EntityCode {
             assignments.append("self.\(field.identifier) = try row.decode(at: \(column))")
             column += 1
         }
-        return block("\(access)init(row: Strata.Row) throws", customDecodingHelper + assignments)
-    }
-
-    /// A local function that decodes a field stored through `@Coded(encode:decode:)`, when there is one.
-    ///
-    /// It takes both closures, as the attribute does, so that the type the value is stored as is
-    /// inferred from `encode` and handed to `decode`: the decoding closure alone may not say it.
-    private var customDecodingHelper: [String] {
-        let hasCustom = fields.contains { field in
-            if case .custom = field.kind { return true }
-            return false
-        }
-        guard hasCustom else { return [] }
-        return [
-            "func decodeCoded<Value, Stored: Strata.DatabaseValueConvertible>(at index: Swift.Int32, "
-                + "encode: (Value) -> Stored, decode: (Stored) throws -> Value) throws -> Value {",
-            "    try decode(row.decode(at: index))",
-            "}",
-        ]
+        return block("\(access)init(row: Strata.Row) throws", assignments)
     }
 
     /// `init(newObject:)`: assigns what the declarations leave unset — dynamic initial values, `nil`
     /// optionals, empty to-many relationships, and derived fields at their value over no objects.
     private var newObjectInitializer: [String] {
         var assignments = fields.compactMap { field -> String? in
-            if let value = field.dynamicInitialValue { return "self.\(field.identifier) = (\(value))()" }
+            if field.dynamicInitialValue != nil {
+                return "self.\(field.identifier) = Self.\(Self.scopeName).\(field.initialValueMember).make()"
+            }
             if field.defaultValue == nil && field.isOptional { return "self.\(field.identifier) = nil" }
             return nil
         }
@@ -115,14 +128,14 @@ struct EntityCode {
     }
 
     /// `encodeFields(to:)`: the fields, then the to-many relationships, then the derived fields.
-    private var encodeFields: [String] {
+    var encodeFields: [String] {
         let statements =
             fields.map { field in
                 switch field.kind {
                 case .attribute: "encoder.encode(self.\(field.identifier))"
                 case .toOne: "encoder.encodeID(self.\(field.identifier))"
                 case .json: "encoder.encodeJSON(self.\(field.identifier))"
-                case .custom(let encode, _): "encoder.encode((\(encode))(self.\(field.identifier)))"
+                case .custom: "encoder.encode(Self.\(Self.scopeName).\(field.identifier).encode(self.\(field.identifier)))"
                 }
             }
             + toMany.map { "encoder.encodeRelationship(self.\($0.identifier))" }

@@ -4,11 +4,12 @@ public import SwiftSyntaxMacros
 
 /// The implementation of `@Entity`: makes a struct storable by Strata.
 ///
-/// As a member macro it adds the `id` property; as an extension macro it adds the `Entity`
-/// conformance with the column metadata (`entityDescription`), the row decoder (`init(row:)`), the
-/// new-object initializer (`init(newObject:)`), the field encoder (`encodeFields(to:)`) and the key
-/// path lookup (`member(for:)`), for stored fields, relationships, coded and derived fields, and computed
-/// (virtual) properties. Both roles read the struct with ``EntityAnalysis``; the member role
+/// As a member macro it adds the `id` property, the column metadata (`entityDescription`) and the field
+/// encoder (`encodeFields(to:)`), which hold the user's default values and encode closures and so must be
+/// compiled in the struct's scope; as an extension macro it adds the `Entity` conformance with the row
+/// decoder (`init(row:)`), the new-object initializer (`init(newObject:)`) and the key path lookup
+/// (`member(for:)`), for stored fields, relationships, coded and derived fields, and computed (virtual)
+/// properties. Both roles read the struct with ``EntityAnalysis``; the member role
 /// reports its diagnostics, and neither role generates anything for a struct with a problem, so that
 /// the errors the user sees are the macro's own, at the declarations to fix.
 public enum EntityMacro: MemberMacro, ExtensionMacro {
@@ -28,7 +29,7 @@ public enum EntityMacro: MemberMacro, ExtensionMacro {
         }
         guard analysis.isValid else { return [] }
         let code = EntityCode(analysis: analysis)
-        return [code.idTypeAlias, code.idProperty]
+        return [code.idTypeAlias, code.idProperty] + code.scopedMembers
     }
 
     public static func expansion(

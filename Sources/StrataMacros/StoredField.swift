@@ -34,4 +34,11 @@ struct StoredField {
     var kind: Kind = .attribute
     /// The field's name in the version before, from `renamedFrom:`.
     var renamedFrom: String?
+
+    /// The member of the entity's scope enum that holds the dynamic initial value: the property name, or
+    /// `name_initialValue` when the name also holds the `@Coded` closures.
+    var initialValueMember: String {
+        if case .custom = kind { return "\(name)_initialValue" }
+        return identifier
+    }
 }

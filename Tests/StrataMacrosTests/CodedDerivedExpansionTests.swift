@@ -25,17 +25,29 @@ struct CodedDerivedExpansionTests {
                     typealias ID = Strata.EntityID<Profile>
 
                     var id: Strata.EntityID<Profile> = Strata.EntityID<Profile>.unsaved
-                }
 
-                extension Profile: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Profile", typeName: "Profile", fields: [
-                        Strata.FieldDescription.coded(\Profile.tags, property: "tags", column: "tags", options: []),
+                        Strata.FieldDescription.coded(\Profile.tags, property: "tags", column: "tags", options: [], default: []),
                         Strata.FieldDescription.coded(\Profile.scores, property: "scores", column: "scores", options: [], isOptional: true),
-                        Strata.FieldDescription.coded(\Profile.settings, property: "settings", column: "prefs", options: [.indexed]),
-                        Strata.FieldDescription.coded(\Profile.seen, property: "seen", column: "seen", options: []),
+                        Strata.FieldDescription.coded(\Profile.settings, property: "settings", column: "prefs", options: [.indexed], default: Settings()),
+                        Strata.FieldDescription.coded(\Profile.seen, property: "seen", column: "seen", options: [], default: [1]),
                         Strata.FieldDescription.coded(\Profile.visits, property: "visits", column: "visits", options: []),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encodeJSON(self.tags)
+                        encoder.encodeJSON(self.scores)
+                        encoder.encodeJSON(self.settings)
+                        encoder.encodeJSON(self.seen)
+                        encoder.encodeJSON(self.visits)
+                    }
+
+                    enum _StrataScope {
+                        static let visits = Strata.DynamicInitialValue(\Profile.visits, { [Date()] })
+                    }
+                }
+
+                extension Profile: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.tags = try row.decodeJSON(at: 1)
@@ -47,15 +59,7 @@ struct CodedDerivedExpansionTests {
 
                     init(newObject: Strata.NewObject) {
                         self.scores = nil
-                        self.visits = ({ [Date()] })()
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encodeJSON(self.tags)
-                        encoder.encodeJSON(self.scores)
-                        encoder.encodeJSON(self.settings)
-                        encoder.encodeJSON(self.seen)
-                        encoder.encodeJSON(self.visits)
+                        self.visits = Self._StrataScope.visits.make()
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Profile>) -> Strata.EntityMember? {
@@ -110,33 +114,35 @@ struct CodedDerivedExpansionTests {
                     typealias ID = Strata.EntityID<Theme>
 
                     var id: Strata.EntityID<Theme> = Strata.EntityID<Theme>.unsaved
-                }
 
-                extension Theme: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Theme", typeName: "Theme", fields: [
                         Strata.FieldDescription.stored(\Theme.name, property: "name", column: "name", options: [], default: ""),
-                        Strata.FieldDescription.coded(\Theme.tint, encode: { $0.hex }, property: "tint", column: "tint", options: []),
+                        Strata.FieldDescription.coded(\Theme.tint, encode: { $0.hex }, property: "tint", column: "tint", options: [], default: .red),
                         Strata.FieldDescription.coded(\Theme.accent, encode: \.hex, property: "accent", column: "accent_hex", options: []),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.name)
+                        encoder.encode(Self._StrataScope.tint.encode(self.tint))
+                        encoder.encode(Self._StrataScope.accent.encode(self.accent))
+                    }
+
+                    enum _StrataScope {
+                        static let tint = Strata.CodedClosures(\Theme.tint, encode: { $0.hex }, decode: { Color(hex: $0) })
+                        static let accent = Strata.CodedClosures(\Theme.accent, encode: \.hex, decode: Color.init(hex:))
+                    }
+                }
+
+                extension Theme: Strata.Entity {
                     init(row: Strata.Row) throws {
-                        func decodeCoded<Value, Stored: Strata.DatabaseValueConvertible>(at index: Swift.Int32, encode: (Value) -> Stored, decode: (Stored) throws -> Value) throws -> Value {
-                            try decode(row.decode(at: index))
-                        }
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
-                        self.tint = try decodeCoded(at: 2, encode: { $0.hex }, decode: { Color(hex: $0) })
-                        self.accent = try decodeCoded(at: 3, encode: \.hex, decode: Color.init(hex:))
+                        self.tint = try Self._StrataScope.tint.decode(row.decode(at: 2))
+                        self.accent = try Self._StrataScope.accent.decode(row.decode(at: 3))
                     }
 
                     init(newObject: Strata.NewObject) {
                         self.accent = nil
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.name)
-                        encoder.encode(({ $0.hex })(self.tint))
-                        encoder.encode((\.hex)(self.accent))
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Theme>) -> Strata.EntityMember? {
@@ -195,9 +201,7 @@ struct CodedDerivedExpansionTests {
                     typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
-                }
 
-                extension Person: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], toMany: [
                         Strata.ToManyDescription.make(\Person.pets, property: "pets"),
                     ], derived: [
@@ -209,6 +213,18 @@ struct CodedDerivedExpansionTests {
                         Strata.DerivedDescription(\Person.latest, property: "latest", function: .maximum, relationship: "pets", attribute: "born"),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encodeRelationship(self.pets)
+                        encoder.encodeDerived(self.petCount)
+                        encoder.encodeDerived(self.petTally)
+                        encoder.encodeDerived(self.totalAge)
+                        encoder.encodeDerived(self.totalWeight)
+                        encoder.encodeDerived(self.youngest)
+                        encoder.encodeDerived(self.latest)
+                    }
+                }
+
+                extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.pets = try row.decodeIDs(at: 1)
@@ -224,16 +240,6 @@ struct CodedDerivedExpansionTests {
                         self.petCount = 0
                         self.totalWeight = 0
                         self.youngest = nil
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encodeRelationship(self.pets)
-                        encoder.encodeDerived(self.petCount)
-                        encoder.encodeDerived(self.petTally)
-                        encoder.encodeDerived(self.totalAge)
-                        encoder.encodeDerived(self.totalWeight)
-                        encoder.encodeDerived(self.youngest)
-                        encoder.encodeDerived(self.latest)
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
@@ -324,23 +330,23 @@ struct CodedDerivedExpansionTests {
                     typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
-                }
 
-                extension Person: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
                         Strata.FieldDescription.stored(\Person.first, property: "first", column: "first", options: [], default: ""),
                     ], virtualProperties: ["full", "init", "reading", "old"])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.first)
+                    }
+                }
+
+                extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.first = try row.decode(at: 1)
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.first)
-                    }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
                         if keyPath == \Person.id { return .id }

@@ -20,6 +20,7 @@ struct EntityExpansionTests {
             }
             """#,
             expandedSource: #"""
+
                 public struct Person {
                     var name: String = ""
                     var age: Int = 0
@@ -32,9 +33,7 @@ struct EntityExpansionTests {
                     public typealias ID = Strata.EntityID<Person>
 
                     public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
-                }
 
-                extension Person: Strata.Entity {
                     public static let entityDescription = Strata.EntityDescription(name: "People", typeName: "Person", fields: [
                         Strata.FieldDescription.stored(\Person.name, property: "name", column: "name", options: [], default: ""),
                         Strata.FieldDescription.stored(\Person.age, property: "age", column: "years", options: [.indexed], default: 0),
@@ -43,6 +42,20 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Person.nickname, property: "nickname", column: "nickname", options: [], default: "x"),
                     ], virtualProperties: ["computed"])
 
+                    public func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.name)
+                        encoder.encode(self.age)
+                        encoder.encode(self.email)
+                        encoder.encode(self.token)
+                        encoder.encode(self.nickname)
+                    }
+
+                    enum _StrataScope {
+                        static let token = Strata.DynamicInitialValue(\Person.token, { UUID() })
+                    }
+                }
+
+                extension Person: Strata.Entity {
                     public init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
@@ -54,15 +67,7 @@ struct EntityExpansionTests {
 
                     public init(newObject: Strata.NewObject) {
                         self.email = nil
-                        self.token = ({ UUID() })()
-                    }
-
-                    public func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.name)
-                        encoder.encode(self.age)
-                        encoder.encode(self.email)
-                        encoder.encode(self.token)
-                        encoder.encode(self.nickname)
+                        self.token = Self._StrataScope.token.make()
                     }
 
                     public static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
@@ -113,6 +118,7 @@ struct EntityExpansionTests {
             }
             """#,
             expandedSource: #"""
+
                 struct Note {
                     var text: String = "" {
                         didSet { edited = true }
@@ -122,14 +128,19 @@ struct EntityExpansionTests {
                     typealias ID = Strata.EntityID<Note>
 
                     var id: Strata.EntityID<Note> = Strata.EntityID<Note>.unsaved
-                }
 
-                extension Note: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Note", typeName: "Note", fields: [
                         Strata.FieldDescription.stored(\Note.text, property: "text", column: "text", options: [], default: ""),
                         Strata.FieldDescription.stored(\Note.edited, property: "edited", column: "edited", options: [], default: false),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.text)
+                        encoder.encode(self.edited)
+                    }
+                }
+
+                extension Note: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.text = try row.decode(at: 1)
@@ -137,11 +148,6 @@ struct EntityExpansionTests {
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.text)
-                        encoder.encode(self.edited)
-                    }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Note>) -> Strata.EntityMember? {
                         if keyPath == \Note.id { return .id }
@@ -178,34 +184,34 @@ struct EntityExpansionTests {
                 func describe() -> String { "marker" }
             }
             """,
-            expandedSource: """
+            expandedSource: #"""
                 package struct Marker {
                     func describe() -> String { "marker" }
 
                     package typealias ID = Strata.EntityID<Marker>
 
                     package var id: Strata.EntityID<Marker> = Strata.EntityID<Marker>.unsaved
+
+                    package static let entityDescription = Strata.EntityDescription(name: "Marker", typeName: "Marker", fields: [])
+
+                    package func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
                 extension Marker: Strata.Entity {
-                    package static let entityDescription = Strata.EntityDescription(name: "Marker", typeName: "Marker", fields: [])
-
                     package init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }
 
                     package init(newObject: Strata.NewObject) {}
 
-                    package func encodeFields(to encoder: inout Strata.FieldEncoder) {}
-
                     package static func member(for keyPath: Swift.PartialKeyPath<Marker>) -> Strata.EntityMember? {
-                        if keyPath == \\Marker.id { return .id }
+                        if keyPath == \Marker.id { return .id }
                         return nil
                     }
 
                     package static func navigableMembers() -> [Strata.NavigableMember<Marker>] {
                         [
-                            .init(.id, \\Strata.EntityID<Marker>.id, \\Strata.EntityID<Marker>?.?.id),
+                            .init(.id, \Strata.EntityID<Marker>.id, \Strata.EntityID<Marker>?.?.id),
                         ]
                     }
 
@@ -217,7 +223,7 @@ struct EntityExpansionTests {
                         return objects
                     }
                 }
-                """
+                """#
         )
     }
 
@@ -244,9 +250,7 @@ struct EntityExpansionTests {
                     typealias ID = Strata.EntityID<Contact>
 
                     var id: Strata.EntityID<Contact> = Strata.EntityID<Contact>.unsaved
-                }
 
-                extension Contact: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Contact", typeName: "Contact", fields: [
                         Strata.FieldDescription.stored(\Contact.phone, property: "phone", column: "phone", options: []),
                         Strata.FieldDescription.stored(\Contact.fax, property: "fax", column: "fax", options: []),
@@ -255,6 +259,20 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Contact.seen, property: "seen", column: "seen", options: [], hasDynamicInitialValue: true),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.phone)
+                        encoder.encode(self.fax)
+                        encoder.encode(self.pager)
+                        encoder.encode(self.city)
+                        encoder.encode(self.seen)
+                    }
+
+                    enum _StrataScope {
+                        static let seen = Strata.DynamicInitialValue(\Contact.seen, Date.init)
+                    }
+                }
+
+                extension Contact: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.phone = try row.decode(at: 1)
@@ -268,15 +286,7 @@ struct EntityExpansionTests {
                         self.phone = nil
                         self.fax = nil
                         self.pager = nil
-                        self.seen = (Date.init)()
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.phone)
-                        encoder.encode(self.fax)
-                        encoder.encode(self.pager)
-                        encoder.encode(self.city)
-                        encoder.encode(self.seen)
+                        self.seen = Self._StrataScope.seen.make()
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Contact>) -> Strata.EntityMember? {
@@ -327,24 +337,28 @@ struct EntityExpansionTests {
                     typealias ID = Strata.EntityID<Event>
 
                     var id: Strata.EntityID<Event> = Strata.EntityID<Event>.unsaved
-                }
 
-                extension Event: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Event", typeName: "Event", fields: [
                         Strata.FieldDescription.stored(\Event.created, property: "created", column: "created", options: [.indexed], hasDynamicInitialValue: true, default: .distantPast),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.created)
+                    }
+
+                    enum _StrataScope {
+                        static let created = Strata.DynamicInitialValue(\Event.created, { Date() })
+                    }
+                }
+
+                extension Event: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.created = try row.decode(at: 1)
                     }
 
                     init(newObject: Strata.NewObject) {
-                        self.created = ({ Date() })()
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.created)
+                        self.created = Self._StrataScope.created.make()
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Event>) -> Strata.EntityMember? {
@@ -382,29 +396,30 @@ struct EntityExpansionTests {
             }
             """#,
             expandedSource: #"""
+
                 struct Item {
                     var `default`: Int = -1
 
                     typealias ID = Strata.EntityID<Item>
 
                     var id: Strata.EntityID<Item> = Strata.EntityID<Item>.unsaved
-                }
 
-                extension Item: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Odd\\Name", typeName: "Item", fields: [
                         Strata.FieldDescription.stored(\Item.`default`, property: "default", column: "default", options: [.unique, .indexed], default: -1),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.`default`)
+                    }
+                }
+
+                extension Item: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.`default` = try row.decode(at: 1)
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.`default`)
-                    }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Item>) -> Strata.EntityMember? {
                         if keyPath == \Item.id { return .id }
@@ -446,23 +461,23 @@ struct EntityExpansionTests {
                     typealias ID = Strata.EntityID<Tag>
 
                     var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
-                }
 
-                extension Tag {
                     static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [
                         Strata.FieldDescription.stored(\Tag.label, property: "label", column: "label", options: [], default: ""),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.label)
+                    }
+                }
+
+                extension Tag {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.label = try row.decode(at: 1)
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.label)
-                    }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Tag>) -> Strata.EntityMember? {
                         if keyPath == \Tag.id { return .id }
@@ -508,24 +523,24 @@ struct EntityExpansionTests {
                         typealias ID = Strata.EntityID<Book>
 
                         var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
+
+                        static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
+                            Strata.FieldDescription.stored(\Book.title, property: "title", column: "title", options: [], default: ""),
+                        ])
+
+                        func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                            encoder.encode(self.title)
+                        }
                     }
                 }
 
                 extension Library.Book: Strata.Entity {
-                    static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
-                        Strata.FieldDescription.stored(\Library.Book.title, property: "title", column: "title", options: [], default: ""),
-                    ])
-
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.title = try row.decode(at: 1)
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.title)
-                    }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Library.Book>) -> Strata.EntityMember? {
                         if keyPath == \Library.Book.id { return .id }

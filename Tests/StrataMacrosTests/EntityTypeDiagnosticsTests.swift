@@ -157,9 +157,7 @@ struct EntityTypeDiagnosticsTests {
                     typealias ID = Strata.EntityID<Reading>
 
                     var id: Strata.EntityID<Reading> = Strata.EntityID<Reading>.unsaved
-                }
 
-                extension Reading: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Reading", typeName: "Reading", fields: [
                         Strata.FieldDescription.stored(\Reading.offset, property: "offset", column: "offset", options: [], default: -3),
                         Strata.FieldDescription.stored(\Reading.ratio, property: "ratio", column: "ratio", options: [], default: 1.5),
@@ -167,6 +165,15 @@ struct EntityTypeDiagnosticsTests {
                         Strata.FieldDescription.stored(\Reading.valid, property: "valid", column: "valid", options: [], default: true),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.offset)
+                        encoder.encode(self.ratio)
+                        encoder.encode(self.below)
+                        encoder.encode(self.valid)
+                    }
+                }
+
+                extension Reading: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.offset = try row.decode(at: 1)
@@ -176,13 +183,6 @@ struct EntityTypeDiagnosticsTests {
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.offset)
-                        encoder.encode(self.ratio)
-                        encoder.encode(self.below)
-                        encoder.encode(self.valid)
-                    }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Reading>) -> Strata.EntityMember? {
                         if keyPath == \Reading.id { return .id }

@@ -30,18 +30,18 @@ struct PropertyAttributePlacementTests {
                     typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+
+                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
                 extension Person: Strata.Entity {
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
-
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
 
                     static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
                         if keyPath == \Person.id { return .id }
@@ -90,18 +90,18 @@ struct PropertyAttributePlacementTests {
                     typealias ID = Strata.EntityID<Person>
 
                     var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+
+                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["label"])
+
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
                 extension Person: Strata.Entity {
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["label"])
-
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }
 
                     init(newObject: Strata.NewObject) {}
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
 
                     static func member(for keyPath: Swift.PartialKeyPath<Person>) -> Strata.EntityMember? {
                         if keyPath == \Person.id { return .id }

@@ -25,9 +25,7 @@ struct RelationshipExpansionTests {
                     typealias ID = Strata.EntityID<Pet>
 
                     var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
-                }
 
-                extension Pet: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Pet", typeName: "Pet", fields: [
                         Strata.FieldDescription.toOne(\Pet.owner, property: "owner", column: "owner", options: [], deleteRule: .cascade, inverse: "pets"),
                         Strata.FieldDescription.toOne(\Pet.vet, property: "vet", column: "vet", options: []),
@@ -36,6 +34,16 @@ struct RelationshipExpansionTests {
                         Strata.FieldDescription.toOne(\Pet.shelf, property: "shelf", column: "shelf", options: [], inverse: "default"),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encodeID(self.owner)
+                        encoder.encodeID(self.vet)
+                        encoder.encodeID(self.breeder)
+                        encoder.encodeID(self.walker)
+                        encoder.encodeID(self.shelf)
+                    }
+                }
+
+                extension Pet: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.owner = try row.decodeID(at: 1)
@@ -50,14 +58,6 @@ struct RelationshipExpansionTests {
                         self.vet = nil
                         self.breeder = nil
                         self.shelf = nil
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encodeID(self.owner)
-                        encoder.encodeID(self.vet)
-                        encoder.encodeID(self.breeder)
-                        encoder.encodeID(self.walker)
-                        encoder.encodeID(self.shelf)
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Pet>) -> Strata.EntityMember? {
@@ -121,20 +121,29 @@ struct RelationshipExpansionTests {
                         public typealias ID = Strata.EntityID<Person>
 
                         public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+
+                        public static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
+                            Strata.FieldDescription.stored(\Person.name, property: "name", column: "name", options: [], default: ""),
+                        ], toMany: [
+                            Strata.ToManyDescription.make(\Person.pets, property: "pets", deleteRule: .cascade, inverse: "owner"),
+                            Strata.ToManyDescription.make(\Person.favorites, property: "favorites"),
+                            Strata.ToManyDescription.make(\Person.lent, property: "lent", deleteRule: .deny),
+                            Strata.ToManyDescription.make(\Person.friends, property: "friends", inverse: "friends"),
+                            Strata.ToManyDescription.make(\Person.`default`, property: "default"),
+                        ])
+
+                        public func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                            encoder.encode(self.name)
+                            encoder.encodeRelationship(self.pets)
+                            encoder.encodeRelationship(self.favorites)
+                            encoder.encodeRelationship(self.lent)
+                            encoder.encodeRelationship(self.friends)
+                            encoder.encodeRelationship(self.`default`)
+                        }
                     }
                 }
 
                 extension Wrapper.Person: Strata.Entity {
-                    public static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
-                        Strata.FieldDescription.stored(\Wrapper.Person.name, property: "name", column: "name", options: [], default: ""),
-                    ], toMany: [
-                        Strata.ToManyDescription.make(\Wrapper.Person.pets, property: "pets", deleteRule: .cascade, inverse: "owner"),
-                        Strata.ToManyDescription.make(\Wrapper.Person.favorites, property: "favorites"),
-                        Strata.ToManyDescription.make(\Wrapper.Person.lent, property: "lent", deleteRule: .deny),
-                        Strata.ToManyDescription.make(\Wrapper.Person.friends, property: "friends", inverse: "friends"),
-                        Strata.ToManyDescription.make(\Wrapper.Person.`default`, property: "default"),
-                    ])
-
                     public init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
@@ -149,15 +158,6 @@ struct RelationshipExpansionTests {
                         self.favorites = []
                         self.friends = []
                         self.`default` = []
-                    }
-
-                    public func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.name)
-                        encoder.encodeRelationship(self.pets)
-                        encoder.encodeRelationship(self.favorites)
-                        encoder.encodeRelationship(self.lent)
-                        encoder.encodeRelationship(self.friends)
-                        encoder.encodeRelationship(self.`default`)
                     }
 
                     public static func member(for keyPath: Swift.PartialKeyPath<Wrapper.Person>) -> Strata.EntityMember? {
@@ -220,13 +220,17 @@ struct RelationshipExpansionTests {
                     typealias ID = Strata.EntityID<Tag>
 
                     var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
-                }
 
-                extension Tag: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [], toMany: [
                         Strata.ToManyDescription.make(\Tag.items, property: "items"),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encodeRelationship(self.items)
+                    }
+                }
+
+                extension Tag: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.items = try row.decodeIDs(at: 1)
@@ -234,10 +238,6 @@ struct RelationshipExpansionTests {
 
                     init(newObject: Strata.NewObject) {
                         self.items = []
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encodeRelationship(self.items)
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Tag>) -> Strata.EntityMember? {
@@ -282,13 +282,17 @@ struct RelationshipExpansionTests {
                     typealias ID = Strata.EntityID<Pet>
 
                     var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
-                }
 
-                extension Pet: Strata.Entity {
                     static let entityDescription = Strata.EntityDescription(name: "Pet", typeName: "Pet", fields: [
                         Strata.FieldDescription.stored(\Pet.ownerID, property: "ownerID", column: "ownerID", options: []),
                     ])
 
+                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        encoder.encode(self.ownerID)
+                    }
+                }
+
+                extension Pet: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.ownerID = try row.decode(at: 1)
@@ -296,10 +300,6 @@ struct RelationshipExpansionTests {
 
                     init(newObject: Strata.NewObject) {
                         self.ownerID = nil
-                    }
-
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
-                        encoder.encode(self.ownerID)
                     }
 
                     static func member(for keyPath: Swift.PartialKeyPath<Pet>) -> Strata.EntityMember? {

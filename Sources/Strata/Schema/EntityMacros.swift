@@ -9,8 +9,8 @@
 ///   - name: The entity (and table) name; the type name when omitted.
 ///   - renamedFrom: The entity's name in the schema version before, when this version renames it: a
 ///     migration from that version renames the entity (same objects, same IDs) without a step saying so.
-@attached(member, names: named(id), named(ID))
-@attached(extension, conformances: Entity, names: named(entityDescription), named(init), named(encodeFields), named(member), named(navigableMembers), named(decodeAll))
+@attached(member, names: named(id), named(ID), named(entityDescription), named(encodeFields), named(_StrataScope))
+@attached(extension, conformances: Entity, names: named(init), named(member), named(navigableMembers), named(decodeAll))
 public macro Entity(name: String? = nil, renamedFrom: String? = nil) = #externalMacro(module: "StrataMacros", type: "EntityMacro")
 
 /// Sets the options of a stored field of an ``Entity(name:renamedFrom:)`` struct.

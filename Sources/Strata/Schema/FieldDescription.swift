@@ -14,7 +14,7 @@ public struct FieldDescription: Sendable, Hashable {
     /// The options declared with ``Field(column:_:renamedFrom:)``.
     public let options: Set<FieldOption>
     /// The declared default value, as stored, when one was declared.
-    public let defaultValue: DatabaseValue?
+    public private(set) var defaultValue: DatabaseValue?
     /// Whether a fresh value is computed for every created object.
     public let hasDynamicInitialValue: Bool
     /// What kind of stored field this is.
@@ -102,6 +102,24 @@ public struct FieldDescription: Sendable, Hashable {
             defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
     }
 
+    /// Describes a `Codable` field stored as JSON text, with a declared default value. The macro calls
+    /// this; a migration gives existing objects the default's JSON when the field is new.
+    public static func coded<Root, Value: Codable>(
+        _ keyPath: KeyPath<Root, Value>,
+        property: String,
+        column: String,
+        options: Set<FieldOption> = [],
+        isOptional: Bool = false,
+        default defaultValue: Value
+    ) -> FieldDescription {
+        // An optional field's `nil` is stored as NULL, not as JSON's `null`.
+        let json = FieldEncoder.json(defaultValue)
+        return FieldDescription(
+            property: property, column: column, storageClass: .text, isOptional: isOptional, options: options,
+            defaultValue: isOptional && json == "null" ? .null : json.map(DatabaseValue.text),
+            hasDynamicInitialValue: false, kind: .coded)
+    }
+
     /// Describes a field stored through a custom encode / decode pair as `Stored`. The macro calls this.
     public static func coded<Root, Value, Stored: DatabaseValueConvertible>(
         _ keyPath: KeyPath<Root, Value>,
@@ -128,6 +146,22 @@ public struct FieldDescription: Sendable, Hashable {
         options: Set<FieldOption> = []
     ) -> FieldDescription {
         coded(keyPath, storedAs: Stored.self, property: property, column: column, options: options)
+    }
+
+    /// Describes a field stored through a custom encode / decode pair, with a declared default value.
+    /// The macro calls this with the `encode` closure of `@Coded(encode:decode:)`, which it calls once, on
+    /// the default: a migration gives existing objects that stored value when the field is new.
+    public static func coded<Root, Value, Stored: DatabaseValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>,
+        encode: (Value) -> Stored,
+        property: String,
+        column: String,
+        options: Set<FieldOption> = [],
+        default defaultValue: Value
+    ) -> FieldDescription {
+        var field = coded(keyPath, storedAs: Stored.self, property: property, column: column, options: options)
+        field.defaultValue = encode(defaultValue).databaseValue
+        return field
     }
 
     /// The same field, declared as renamed from `old` (its property name in the version before). The

@@ -64,9 +64,7 @@ public struct FieldEncoder {
     public mutating func encodeJSON<V: Encodable>(_ value: V) {
         let json: DatabaseValue
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            json = .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+            json = .text(try Self.jsonText(value))
         } catch {
             if failure == nil {
                 failure = StrataError(.invalidArgument, "A @Coded value of type \(V.self) cannot be encoded as JSON: \(error).")
@@ -75,6 +73,18 @@ public struct FieldEncoder {
             json = .null
         }
         encodeRaw(json)
+    }
+
+    /// A `Codable` value's JSON text, as `@Coded` fields store it (keys sorted).
+    static func jsonText<V: Encodable>(_ value: V) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// A `Codable` value's JSON text, or nil when it cannot be encoded.
+    static func json<V: Encodable>(_ value: V) -> String? {
+        try? jsonText(value)
     }
 
     /// Encodes the next field, an optional `Codable` value, as JSON text or `NULL`.
