@@ -45,6 +45,27 @@ struct IDAllocationTests {
         await reopened.close()
     }
 
+    @Test("a transaction that deletes the newest objects before its first creation never gives their IDs again")
+    func deleteBeforeFirstCreation() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("replace.sqlite")
+        do {
+            let stack = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+            #expect(try await create(stack, 3) == [1, 2, 3])
+            await stack.close()
+        }
+        // A fresh stack has no counter loaded: "replace all data" deletes first, then creates.
+        let stack = try await DataStack(testSchema, storage: SQLiteStore(path: path))
+        let (made, inserted, deleted) = try await stack.perform { tx in
+            try tx.deleteAll(From<Person>())
+            let made = try (0..<2).map { _ in try tx.create(Into<Person>()).id.rawValue }
+            return (made, tx.insertedIDs(Person.self), tx.deletedIDs(Person.self))
+        }
+        #expect(made == [4, 5])
+        #expect(inserted.isDisjoint(with: deleted))
+        await stack.close()
+    }
+
     @Test("a transaction that rolls back leaves the next IDs usable")
     func rollback() async throws {
         let (stack, _) = try await makeStack()

@@ -152,8 +152,8 @@ final class IDAllocator {
         deleted.removeAll()
     }
 
-    /// The first free ID of `entity`: above its largest ID, its mark, and `sqlite_sequence` for a table
-    /// an earlier version created with `AUTOINCREMENT`.
+    /// The first free ID of `entity`: above its largest ID, its mark, the largest the running transaction
+    /// deleted, and `sqlite_sequence` for a table an earlier version created with `AUTOINCREMENT`.
     private func load(_ entity: String, _ connection: Connection) throws(StrataError) -> Int64 {
         for home in homes(of: entity) {
             let index = try connection.storeIndex(home)
@@ -166,7 +166,9 @@ final class IDAllocator {
             try statement.bind([.text(SchemaSQL.idMarkKey(entity))] + (sequence ? [.text(entity)] : []))
             if try statement.step(), case .integer(let used) = statement.value(at: 0) { largest = max(largest, used) }
         }
-        return largest + 1
+        // Objects the running transaction deleted before this first creation: their rows are gone and
+        // their mark is only written at commit.
+        return max(largest, deleted[entity] ?? 0) + 1
     }
 
     private func hasSequenceTable(_ connection: Connection, in home: String?) throws(StrataError) -> Bool {
