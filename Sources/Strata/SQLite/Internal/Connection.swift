@@ -59,7 +59,7 @@ final class Connection {
     let path: String
     /// Cached statements, least recently used first.
     private var cache: OrderedDictionary<String, Statement> = [:]
-    private var keyed: [ObjectIdentifier: Statement] = [:]
+    private var keyed: [ObjectIdentifier: KeyedStatement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
     private let interruptFlag = InterruptFlag()
     /// The busy handler's state; SQLite holds an unretained pointer to it while the handle is open.
@@ -263,14 +263,21 @@ final class Connection {
     /// parameter.
     func statement(_ key: StatementKey) throws(StrataError) -> Statement {
         statementCount &+= 1
-        if let statement = keyed[ObjectIdentifier(key)] {
-            statement.resetKeepingBindings()
-            return statement
+        if let entry = keyed[ObjectIdentifier(key)] {
+            entry.statement.resetKeepingBindings()
+            return entry.statement
         }
         if isClosed { throw Connection.closedError }
         let statement = try Statement(connection: self, sql: key.sql)
-        keyed[ObjectIdentifier(key)] = statement
+        keyed[ObjectIdentifier(key)] = KeyedStatement(key: key, statement: statement)
         return statement
+    }
+
+    /// A keyed statement with its key, held so that no other key can take the key's identity while the
+    /// statement is cached (a store context replaced by `addStorage` drops its keys).
+    private struct KeyedStatement {
+        let key: StatementKey
+        let statement: Statement
     }
 
     /// Finalizes the statements prepared for keys, before the keys go away: a key is known by its

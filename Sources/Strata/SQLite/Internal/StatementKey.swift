@@ -1,6 +1,6 @@
-/// SQL that runs often, looked up by the key's identity rather than by hashing its text. Keys live as
-/// long as the stack (or forever, for the static ones), so an identity is never reused while a
-/// connection caches a statement under it.
+/// SQL that runs often, looked up by the key's identity rather than by hashing its text. A connection
+/// holds each key it caches a statement for, so an identity is never reused while a statement is
+/// cached under it, even when the store context that made the key is gone.
 final class StatementKey: Sendable {
     let sql: String
 
