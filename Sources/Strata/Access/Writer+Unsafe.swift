@@ -60,6 +60,7 @@ extension Writer {
     func performUnsafe<T: Sendable>(_ token: UInt64, _ body: @Sendable (Transaction) throws -> T) async throws -> T {
         let transaction = try unsafe(token)
         try Task.checkCancellation()
+        try reportLoss(transaction)
         if !connection.isInTransaction { try begin() }
         let handle = interruptHandle
         handle.arm()
@@ -87,15 +88,31 @@ extension Writer {
         } catch {
             let reported = Self.cancellationOrError(error)
             noteBlock(statements: connection.statementCount &- statementsBefore, changes: nil, error: reported)
-            transaction.changes = changesBefore
-            transaction.storeChanges = storeChangesBefore
             connection.resetActiveStatements()
-            if connection.isInTransaction {
-                try? connection.execute("ROLLBACK TO strata_block")
-                try? connection.execute("RELEASE strata_block")
+            if let lost = connection.lostWrite {
+                // SQLite rolled back the whole transaction, the earlier blocks' uncommitted work with it:
+                // nothing is left to commit, and the next `perform` or `commit` says so (once).
+                transaction.clearChanges()
+                transaction.lostWork = lost
+                rollback()
+            } else {
+                transaction.changes = changesBefore
+                transaction.storeChanges = storeChangesBefore
+                if connection.isInTransaction {
+                    try? connection.execute("ROLLBACK TO strata_block")
+                    try? connection.execute("RELEASE strata_block")
+                }
             }
             throw reported
         }
+    }
+
+    /// Throws, once, the error after which SQLite rolled back the unsafe transaction's uncommitted work
+    /// (see `runSavepoint`), so that its owner learns that the work of blocks that succeeded is gone.
+    private func reportLoss(_ transaction: Transaction) throws(StrataError) {
+        guard let lost = transaction.lostWork else { return }
+        transaction.lostWork = nil
+        throw lost
     }
 
     /// Adds a block's statements and changed entities to the unsafe transaction's span, and records the
@@ -109,6 +126,7 @@ extension Writer {
 
     func commitUnsafe(_ token: UInt64) throws -> ChangeSet {
         let transaction = try unsafe(token)
+        try reportLoss(transaction)
         let changes = transaction.changes
         if connection.isInTransaction {
             do {
@@ -135,6 +153,7 @@ extension Writer {
         let transaction = try unsafe(token)
         rollback()
         transaction.clearChanges()
+        transaction.lostWork = nil
     }
 
     func endUnsafe(_ token: UInt64) {

@@ -305,8 +305,10 @@ actor Writer {
         do {
             let value = try result.get()
             try Task.checkCancellation()
-            // A cancel() the closure caught: rolled back, as if it had thrown.
+            // A cancel() the closure caught: rolled back, as if it had thrown. Likewise an error after
+            // which SQLite rolled the transaction back itself.
             if let broken = transaction.broken { throw broken }
+            if let lost = connection.lostWrite { throw lost }
             connection.resetActiveStatements()
             committing = true
             try commit(transaction)
@@ -371,6 +373,7 @@ actor Writer {
 
     private func commitUntimed(_ transaction: Transaction) throws(StrataError) {
         if let broken = transaction.broken { throw broken }
+        if let lost = connection.lostWrite { throw lost }
         let changes = transaction.changes
         try ids.saveMarks(connection)
         let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)
@@ -391,6 +394,7 @@ actor Writer {
     func rollback() {
         ids.transactionEnded()
         connection.resetActiveStatements()
+        connection.writeEnded()
         guard connection.isInTransaction else { return }
         do {
             try connection.run(.rollback)

@@ -43,6 +43,9 @@ public final class Transaction: ReadContext {
     /// error may have been caught), or a call that had to leave all or nothing could not undo its part
     /// (see `atomically(_:)`).
     var broken: StrataError?
+    /// In an unsafe transaction: why SQLite rolled back its uncommitted work during a block that failed,
+    /// reported by its next `perform` or `commit`.
+    var lostWork: StrataError?
     /// The `UPDATE` text and the property names per entity and set of changed fields, made once per
     /// transaction: an import whose edits change the same fields makes them once, not per object.
     private var updates: [UpdateKey: Update] = [:]

@@ -64,7 +64,9 @@ extension Connection {
         default:
             code = .sqlite
         }
-        return StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
+        let error = StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
+        noteLostWrite(error)
+        return error
     }
 
     /// A read's error, explained when the store moved on: a ``StrataError/Code/typeMismatch`` (a stored

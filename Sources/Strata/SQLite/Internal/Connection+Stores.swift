@@ -30,6 +30,13 @@ struct ConnectionStores {
     var lockedVersions: [Int64?] = [nil]
     /// Counts the write transactions begun, so that a caller can tell one from the next.
     var writeTransactionNumber = 0
+    /// Whether a write transaction begun by ``Connection/beginWrite()`` is open, as far as Strata knows:
+    /// set when it begins, cleared when it commits or SQLite ends it on an error.
+    var writeOpen = false
+    /// Why SQLite rolled back the running write transaction on its own: a statement failed with an error
+    /// that ends the whole transaction (an interrupt, an I/O error, a full disk…), savepoints included.
+    /// Everything the transaction did is gone; nothing more may run in it. `nil` until then.
+    var lostWrite: StrataError?
     /// The commit gate's count when the running read transaction took its snapshot under the gate:
     /// the read sees exactly the commits counted so far. `nil` before it took one that way.
     var snapshotCommitNumber: Int?
@@ -125,7 +132,30 @@ extension Connection {
     func beginWrite() throws(StrataError) {
         stores.writeLocked = 0
         stores.writeTransactionNumber &+= 1
+        stores.lostWrite = nil
         try run(stores.attachedSchemas.isEmpty ? .beginImmediate : .beginDeferred)
+        stores.writeOpen = true
+    }
+
+    /// Why SQLite rolled back the running write transaction on its own, if it did (see
+    /// ``ConnectionStores/lostWrite``).
+    var lostWrite: StrataError? { stores.lostWrite }
+
+    /// Notes that the running write transaction ended (committed or rolled back).
+    func writeEnded() {
+        stores.writeOpen = false
+    }
+
+    /// Called with each error of this connection: when it ended the open write transaction (SQLite rolls
+    /// a whole transaction back on some errors of a statement that writes), records why.
+    func noteLostWrite(_ error: StrataError) {
+        guard stores.writeOpen, sqlite3_get_autocommit(handle) != 0 else { return }
+        stores.writeOpen = false
+        stores.lostWrite = StrataError(
+            error.code,
+            "SQLite rolled the whole transaction back after this error, so nothing the transaction did is kept: "
+                + error.message,
+            sqliteCode: error.sqliteCode, extendedCode: error.extendedCode, sql: error.sql)
     }
 
     /// The index of the store attached as `schemaName` (`"main"` or `nil`: the main store, 0; the *n*th
@@ -231,12 +261,17 @@ extension Connection {
     /// `COMMIT`, under the commit gate (see ``beginRead(snapshot:oneStore:)``), which counts it;
     /// `counted` runs under the gate too, with the commit's number, once it has committed.
     func commitWrite(counted: (Int) -> Void = { _ in }) throws(StrataError) {
-        guard let commitGate = stores.commitGate else { return try run(.commit) }
+        guard let commitGate = stores.commitGate else {
+            try run(.commit)
+            stores.writeOpen = false
+            return
+        }
         try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
             try run(.commit)
             commits += 1
             counted(commits)
         }
+        stores.writeOpen = false
     }
 
     /// Counts a commit another connection made, which the stack noticed only now: `counted` runs under
