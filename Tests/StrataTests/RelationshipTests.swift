@@ -232,6 +232,24 @@ struct RelationshipTests {
         #expect(try await stack.fetchCount(From<Shelf>()) == 0)
     }
 
+    @Test("deleting several objects is all or none: a deny rule refusing one keeps the others, the error caught")
+    func denyInABatch() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (empty, full) = try await stack.perform { tx in
+            let empty = try tx.create(Into<Shelf>()) { $0.label = "empty" }
+            let full = try tx.create(Into<Shelf>()) { $0.label = "full" }
+            _ = try tx.create(Into<Volume>()) { $0.shelf = full.id }
+            return (empty, full)
+        }
+        let deleted = try await stack.perform { tx in
+            do { try tx.delete([empty, full]) } catch let error as StrataError where error.code == .deleteDenied {}
+            do { try tx.delete(ids: [empty.id, full.id]) } catch let error as StrataError where error.code == .deleteDenied {}
+            return tx.deletedIDs(Shelf.self)
+        }
+        #expect(deleted.isEmpty)
+        #expect(try await stack.fetchCount(From<Shelf>()) == 2)
+    }
+
     @Test("an ordered to-many keeps its order, can be reordered, and new members go last")
     func ordered() async throws {
         let (stack, _) = try await makeStack(schema: relationshipSchema)
@@ -389,6 +407,34 @@ struct RelationshipTests {
     func targetOutsideSchema() async throws {
         await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", Critter.self)) }
     }
+
+    @Test("a to-one whose inverse is another to-one (one-to-one), or no to-many, is refused when the stack opens")
+    func toOneInverseMustBeAToMany() async throws {
+        let oneToOne = await expectStrataError(.invalidArgument) {
+            try await DataStack(Schema("V1", PairedAccount.self, PairedBadge.self))
+        }
+        #expect(oneToOne?.message.contains("PairedBadge.account is a to-one relationship") == true, "\(String(describing: oneToOne))")
+        #expect(oneToOne?.entity == "PairedAccount" && oneToOne?.field == "badge")
+        let wrongSide = await expectStrataError(.invalidArgument) {
+            try await DataStack(Schema("V1", Misnamed.self, Owner.self, Critter.self, Volume.self, Shelf.self, Reader.self))
+        }
+        #expect(wrongSide?.message.contains("is not a to-many relationship of Owner") == true, "\(String(describing: wrongSide))")
+    }
+}
+
+@Entity
+struct PairedAccount {
+    @Relationship(inverse: \PairedBadge.account) var badge: PairedBadge.ID?
+}
+
+@Entity
+struct PairedBadge {
+    @Relationship var account: PairedAccount.ID?
+}
+
+@Entity
+struct Misnamed {
+    @Relationship(inverse: \Owner.name) var owner: Owner.ID?
 }
 
 @Entity

@@ -34,14 +34,18 @@ extension Transaction {
         }
     }
 
-    /// Deletes several objects.
+    /// Deletes several objects, all or none: when a ``DeleteRule/deny`` rule refuses one, or another
+    /// error stops the call, none is deleted (the transaction goes on if you catch the error).
     public func delete<S: Sequence>(_ objects: S) throws where S.Element: Entity {
-        for object in objects { try delete(object.id) }
+        try checkOpen()
+        try atomically { for object in objects { try delete(object.id) } }
     }
 
-    /// Deletes the objects with these IDs.
+    /// Deletes the objects with these IDs, all or none: when a ``DeleteRule/deny`` rule refuses one, or
+    /// another error stops the call, none is deleted (the transaction goes on if you catch the error).
     public func delete<E: Entity, S: Sequence>(ids: S) throws where S.Element == EntityID<E> {
-        for id in ids { try delete(id) }
+        try checkOpen()
+        try atomically { for id in ids { try delete(id) } }
     }
 
     /// Deletes every object that matches and returns how many were deleted. A limit and an offset

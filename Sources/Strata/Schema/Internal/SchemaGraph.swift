@@ -82,6 +82,9 @@ struct SchemaGraph: Sendable {
             for (index, field) in entity.fields.enumerated() {
                 guard let relationship = field.toOne else { continue }
                 let target = try name(relationship.target, entity.name, field.property)
+                if let inverse = relationship.inverse {
+                    try Self.checkToOneInverse(entity.name, field.property, inverse, target: entities[target])
+                }
                 list.append(ToOne(
                     source: entity.name, fieldIndex: index, column: field.column, property: field.property,
                     target: target, deleteRule: relationship.deleteRule, inverseToMany: nil))
@@ -120,6 +123,30 @@ struct SchemaGraph: Sendable {
                 derivedSources.insert(relationship.target)
             }
         }
+    }
+
+    /// Refuses a to-one relationship whose declared inverse is not a to-many of its target pointing
+    /// back: Strata keeps the two sides of a to-one and a to-many in step, and no other pair.
+    private static func checkToOneInverse(
+        _ source: String, _ property: String, _ inverse: String, target: EntityDescription?
+    ) throws(StrataError) {
+        guard let target else { return }
+        let fail = { (reason: String) in
+            StrataError(.invalidArgument, "\(source).\(property): \(reason)", entity: source, field: property)
+        }
+        if let many = target.toMany.first(where: { $0.property == inverse }) {
+            guard many.inverse == nil || many.inverse == property else {
+                throw fail("its inverse \(target.name).\(inverse) names another relationship as its own inverse.")
+            }
+            return
+        }
+        if target.fields.contains(where: { $0.property == inverse && $0.toOne != nil }) {
+            throw fail(
+                "its inverse \(target.name).\(inverse) is a to-one relationship, and Strata keeps only the inverse of "
+                    + "a to-many in step. For a one-to-one, remove inverse: and set both sides in the same transaction, "
+                    + "or make one side a to-many.")
+        }
+        throw fail("its inverse \(target.name).\(inverse) is not a to-many relationship of \(target.name).")
     }
 
     private mutating func resolve(
