@@ -386,6 +386,12 @@ struct HardeningTests {
         await #expect(throws: StrataError.self) {
             try await stack.fetchCount(From<AllTypes>().where(\.double == .nan))
         }
+        // A Decimal NaN was stored as the text "NaN", which no read could decode.
+        let decimalError = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.create(Into<AllTypes>()) { $0.decimal = Decimal(1) / Decimal(0) } }
+        }
+        #expect(decimalError?.field == "decimal" && decimalError?.code == .invalidArgument)
+        #expect(try await stack.fetchAll(From<AllTypes>()).count == 1)
     }
 
     @Test("-0.0 round-trips in Double and Float fields, on both kinds of storage, and still equals 0 in filters")
@@ -448,6 +454,38 @@ struct HardeningTests {
         #expect(error?.code == .invalidArgument)
         configuration.busyTimeout = .zero
         _ = try await DataStack(coreSchema, configuration: configuration)
+        // "Wait forever" spelled as the largest duration waits as long as SQLite can, without a crash.
+        configuration.busyTimeout = .seconds(Int64.max)
+        _ = try await DataStack(coreSchema, configuration: configuration)
+    }
+
+    @Test("one file spelt two ways is one file: a second store on it is refused, and recreating it never deletes the first")
+    func oneFileTwoSpellings() async throws {
+        let directory = try TemporaryDirectory()
+        let main = directory.path("main.sqlite")
+        let other = directory.path("shared.sqlite")
+        do {
+            let stack = try await DataStack(
+                severalStoresSchema,
+                storages: [SQLiteStore(path: main), SQLiteStore(path: other).configuration("Shared"), InMemoryStore().configuration("Cache")])
+            try await stack.perform { tx in _ = try tx.create(Into<StoreNote>(nil)) { $0.title = "kept" } }
+            await stack.close()
+        }
+        let aliased = directory.url.path + "//./main.sqlite"
+        let error = await expectStrataError(.invalidArgument) {
+            try await DataStack(
+                severalStoresSchema,
+                storages: [
+                    SQLiteStore(path: main), SQLiteStore(path: aliased).configuration("Shared").recreatingOnSchemaMismatch(),
+                    InMemoryStore().configuration("Cache"),
+                ])
+        }
+        #expect(error?.message.contains("each store needs a file of its own") == true, "\(String(describing: error))")
+        let stack = try await DataStack(
+            severalStoresSchema,
+            storages: [SQLiteStore(path: main), SQLiteStore(path: other).configuration("Shared"), InMemoryStore().configuration("Cache")])
+        #expect(try await stack.fetchAll(From<StoreNote>(nil)).map(\.title) == ["kept"])
+        await stack.close()
     }
 
     @Test("a poll interval of zero or less is refused (it would keep a core busy); nil turns the poll off")

@@ -331,6 +331,7 @@ struct ReadGenerationTests {
         let generation = try await stack.readGeneration()
         #expect(try await generation.fetchCount(From<Person>()) == 0)
         await stack.close()
+        #expect(generation.isReleased)
         await expectStrataError(.stackClosed) { try await generation.fetchCount(From<Person>()) }
         #expect(generation.isReleased)
         #expect(stack.generations.heldCount == 0)

@@ -141,6 +141,9 @@ final class GenerationRegistry: Sendable {
         }
     }
 
+    /// Whether the stack closed, which ended every generation.
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
     /// The number of generations held.
     var heldCount: Int { state.withLock { $0.held.count } }
 }

@@ -199,8 +199,10 @@ extension Decimal: DatabaseValueConvertible {
     /// (`19.99`, not `19.989999…`).
     @inlinable
     public static var storageClass: StorageClass { .text }
+    /// A NaN (`Decimal(1) / 0`) is the real NaN, which binding refuses: as the text `"NaN"` it would be
+    /// stored, and never read back.
     @inlinable
-    public var databaseValue: DatabaseValue { .text(description) }
+    public var databaseValue: DatabaseValue { isNaN ? .real(.nan) : .text(description) }
     @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {

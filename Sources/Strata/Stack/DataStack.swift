@@ -133,7 +133,8 @@ public final class DataStack: Sendable {
         let layout = try StoreLayout(schema: schema, locations: locations)
         let location = layout.main.location
         let timeout = configuration.busyTimeout.components
-        let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
+        // Clamped before multiplying: `.seconds(Int.max)` ("wait forever") must not overflow.
+        let milliseconds = min(timeout.seconds, Int64(Int32.max)) * 1000 + timeout.attoseconds / 1_000_000_000_000_000
         var options = Connection.Options()
         options.busyTimeoutMilliseconds = Int32(clamping: milliseconds)
         options.synchronous = (configuration.synchronous ?? location.defaultSynchronous).connectionValue

@@ -207,10 +207,11 @@ public final class ReadGeneration: Sendable {
     /// Whether the generation was released (by ``release()``, its scope's end, a cancelled task, or
     /// closing the stack): it can read no more.
     public var isReleased: Bool {
-        state.withLock { state in
+        let ended = state.withLock { state in
             if case .ended = state.phase { return true }
             return false
         }
+        return ended || registry.isClosed
     }
 
     /// Releases the generation at once, from the cancellation handler of

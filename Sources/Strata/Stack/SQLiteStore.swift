@@ -104,7 +104,12 @@ public struct SQLiteStore: Storage {
                     .invalidArgument,
                     "The store path contains a NUL character, which no file name can hold: \(path.debugDescription).")
             }
-            var location = StorageLocation(path: path, isTemporary: false, defaultSynchronous: .normal, recreatesOnSchemaMismatch: recreates)
+            // Absolute and standardized once: every connection (readers open later, after a `chdir`
+            // perhaps) opens the same file, and two spellings of one path ("dir/./app.sqlite") are told
+            // apart from two files.
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            var location = StorageLocation(
+                path: absolute, isTemporary: false, defaultSynchronous: .normal, recreatesOnSchemaMismatch: recreates)
             location.configuration = configurationName
             return location
         case .fileName(let name):
