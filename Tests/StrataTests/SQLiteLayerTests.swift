@@ -161,6 +161,7 @@ struct SQLiteLayerTests {
         try other.execute("BEGIN IMMEDIATE")
         let busy = #expect(throws: StrataError.self) { try connection.execute("BEGIN IMMEDIATE") }
         #expect(busy?.code == .busy)
+        #expect(busy?.message.contains("raise DataStack.Configuration.busyTimeout") == true)
         try other.execute("COMMIT")
         try connection.execute("BEGIN IMMEDIATE")
         try connection.execute("COMMIT")
@@ -172,5 +173,20 @@ struct SQLiteLayerTests {
         #expect(try pragma("foreign_keys") == .integer(1))
         #expect(try pragma("synchronous") == .integer(2))
         #expect(try pragma("journal_mode") == .text("wal"))
+    }
+
+    @Test("a write from a read snapshot another connection's commit made stale says to run the transaction again")
+    func staleSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(path: directory.path("snapshot.sqlite"), options: Connection.Options())
+        let other = try Connection(path: directory.path("snapshot.sqlite"), options: Connection.Options())
+        try connection.execute("CREATE TABLE t (x)")
+        try connection.execute("BEGIN DEFERRED")
+        try connection.execute("SELECT count(*) FROM t")
+        try other.execute("INSERT INTO t VALUES (1)")
+        let stale = #expect(throws: StrataError.self) { try connection.execute("INSERT INTO t VALUES (2)") }
+        #expect(stale?.code == .busy && stale?.extendedCode == 517)
+        #expect(stale?.message.contains("Run the transaction again") == true, "\(String(describing: stale))")
+        try connection.execute("ROLLBACK")
     }
 }

@@ -18,9 +18,20 @@ extension Connection {
         case SQLITE_READONLY:
             code = .readOnly
             what = "The database at \(path) can only be read: \(text). Open it from a writable location."
-        case SQLITE_BUSY, SQLITE_LOCKED:
+        case SQLITE_BUSY where extended == SQLiteCode.busySnapshot:
+            // No wait would help: the read snapshot this write started from is out of date.
             code = .busy
-            what = "The database stayed locked longer than the busy timeout: \(text)."
+            what = "Another connection committed after this transaction's read began, so it cannot write from that "
+                + "state (\(text)). Run the transaction again: it then starts from the latest state."
+        case SQLITE_BUSY:
+            code = .busy
+            what = "The database stayed locked longer than the busy timeout (\(text)): another connection or process "
+                + "held it. Try again, or raise DataStack.Configuration.busyTimeout."
+        case SQLITE_LOCKED:
+            // A conflict inside this connection (a table a statement still reads), not another connection's lock.
+            code = .busy
+            what = "A table is locked by another statement of the same connection (\(text)); no wait would end it. "
+                + "Finish or reset the statement that reads it before writing to it."
         case SQLITE_INTERRUPT:
             code = .interrupted
             what = "The statement was interrupted because its task was cancelled."
@@ -130,4 +141,6 @@ enum SQLiteCode {
     static let constraintUnique: Int32 = 2067
     /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
     static let constraintPrimaryKey: Int32 = 1555
+    /// `SQLITE_BUSY_SNAPSHOT`: a write from a read snapshot another connection's commit made stale.
+    static let busySnapshot: Int32 = 517
 }
