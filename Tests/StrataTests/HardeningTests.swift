@@ -459,6 +459,23 @@ struct HardeningTests {
         _ = try await DataStack(coreSchema, configuration: configuration)
     }
 
+    @Test("a file store attached behind an in-memory main store keeps its own synchronous (NORMAL), not the memory store's OFF")
+    func attachedFileStoreSynchronous() async throws {
+        let directory = try TemporaryDirectory()
+        let storages: [any Storage] = [InMemoryStore(), SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache")]
+        let stack = try await DataStack(severalStoresSchema, storages: storages)
+        let levels = try await stack.perform { tx in
+            let attached = try tx.strings("SELECT name FROM pragma_database_list WHERE name NOT IN ('main', 'temp')")
+            return try attached.map { name in
+                let statement = try tx.connection.makeStatement("PRAGMA \"\(name)\".synchronous")
+                _ = try statement.step()
+                return statement.value(at: 0)
+            }
+        }
+        #expect(levels == [.integer(1)])
+        await stack.close()
+    }
+
     @Test("one file spelt two ways is one file: a second store on it is refused, and recreating it never deletes the first")
     func oneFileTwoSpellings() async throws {
         let directory = try TemporaryDirectory()

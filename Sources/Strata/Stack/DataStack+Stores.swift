@@ -141,7 +141,9 @@ extension DataStack {
         let added = try StoreContext(schema: schema, configuration: key, schemaName: schemaName, tag: tag)
         let next = try StoreContext(
             schema: schema, configuration: current.configuration, tag: current.tag, attached: current.attached + [added])
-        let entry = AttachmentList.Entry(schemaName: schemaName, path: location.path)
+        let entry = AttachmentList.Entry(
+            schemaName: schemaName, path: location.path,
+            synchronous: connectionOptions.configuredSynchronous ?? location.defaultSynchronous.connectionValue)
         var checkOptions = connectionOptions
         checkOptions.attachments = AttachmentList((connectionOptions.attachments?.current ?? []) + [entry])
         try await Self.checkSharedIDs(store: next, files: files, options: checkOptions)

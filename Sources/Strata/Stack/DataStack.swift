@@ -138,6 +138,7 @@ public final class DataStack: Sendable {
         var options = Connection.Options()
         options.busyTimeoutMilliseconds = Int32(clamping: milliseconds)
         options.synchronous = (configuration.synchronous ?? location.defaultSynchronous).connectionValue
+        options.configuredSynchronous = configuration.synchronous?.connectionValue
         options.trace = configuration.statementTrace
         options.vfsName = configuration.vfsName
         let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
@@ -153,7 +154,11 @@ public final class DataStack: Sendable {
         let attachedFiles = layout.attached.map { StoreFiles(path: $0.location.path, isTemporary: $0.location.isTemporary) }
         let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
         if layout.isPartitioned {
-            options.attachments = AttachmentList(layout.attached.map { .init(schemaName: $0.schemaName ?? "", path: $0.location.path) })
+            options.attachments = AttachmentList(layout.attached.map {
+                .init(
+                    schemaName: $0.schemaName ?? "", path: $0.location.path,
+                    synchronous: (configuration.synchronous ?? $0.location.defaultSynchronous).connectionValue)
+            })
         }
         // Every stack counts its commits under the gate: list publishers learn which commits a read sees.
         options.commitGate = Locked(0)

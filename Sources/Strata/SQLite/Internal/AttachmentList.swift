@@ -8,6 +8,9 @@ final class AttachmentList: Sendable {
         /// The SQLite schema name the store is attached under.
         let schemaName: String
         let path: String
+        /// The store's `synchronous`: the stack's configured one, or its own storage's default (a file
+        /// store attached behind an in-memory main store keeps `NORMAL`, not the memory store's `OFF`).
+        let synchronous: Connection.Synchronous
     }
 
     private let entries: Locked<[Entry]>

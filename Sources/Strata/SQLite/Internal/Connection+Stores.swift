@@ -44,13 +44,11 @@ struct ConnectionStores {
     /// snapshot yet (SQLite takes it at the first read).
     var readBegunAt: Int?
     let isReadOnly: Bool
-    let synchronous: Connection.Synchronous
 
     init(_ options: Connection.Options) {
         commitGate = options.commitGate
         list = options.attachments
         isReadOnly = options.readOnly
-        synchronous = options.synchronous
     }
 }
 
@@ -122,7 +120,7 @@ extension Connection {
                     + "Open it from a writable location, or fix its permissions.",
                 sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
         }
-        try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(stores.synchronous.rawValue)")
+        try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(entry.synchronous.rawValue)")
     }
 
     /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database

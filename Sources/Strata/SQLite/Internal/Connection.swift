@@ -16,6 +16,9 @@ final class Connection {
         var walMode = true
         var busyTimeoutMilliseconds: Int32 = 5_000
         var synchronous: Synchronous = .normal
+        /// The `synchronous` the stack's configuration sets for every store, when it sets one; `nil`:
+        /// each store takes its storage's default (see ``AttachmentList/Entry/synchronous``).
+        var configuredSynchronous: Synchronous?
         /// Called with the SQL of every statement this connection runs (values are never included).
         var trace: (@Sendable (String) -> Void)?
         /// The tag of the store this connection reads: IDs decoded here carry it (0: none yet).
