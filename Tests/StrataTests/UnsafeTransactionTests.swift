@@ -143,4 +143,16 @@ struct UnsafeTransactionTests {
         await expectStrataError(.stackClosed) { _ = try await stack.fetchCount(From<Person>()) }
         await expectStrataError(.stackClosed) { try await unsafe.commit() }
     }
+
+    @Test("the owner of a beginUnsafe() transaction reads the history without waiting for its own transaction")
+    func historyReadBesideOwnUnsafe() async throws {
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in _ = try tx.create(Into<Person>()) }
+        // This stack keeps no history: the read says so, rather than waiting for the writer's turn.
+        await expectStrataError(.historyUnavailable) { try await stack.history() }
+        await expectStrataError(.historyUnavailable) { try await stack.currentHistoryToken() }
+        try await unsafe.commit()
+        await unsafe.end()
+    }
 }

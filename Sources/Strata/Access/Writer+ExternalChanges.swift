@@ -46,11 +46,12 @@ extension Writer {
     /// For a history read by a stack that does not record the history yet: looks whether another
     /// stack turned it on for the stack's stores since this one opened, and follows it when it did.
     /// (A stack that writes looks at its transactions; one that only reads, a widget's, looks here.)
-    /// Takes the writer's turn, between two transactions; inside an unsafe transaction of the calling
-    /// task, whose turn it is, it does not look.
+    /// Takes the writer's turn, between two transactions; while an unsafe transaction is open it does
+    /// not look: the caller may be its owner (`beginUnsafe()` has no scope to recognise it by), whose
+    /// turn it is, and a read must not wait for a transaction anyway.
     nonisolated func lookForHistory() async throws {
         guard !recordsHistory else { return }
-        do { try checkNotHoldingUnsafe() } catch { return }
+        guard openUnsafeToken.withLock({ $0 }) == nil else { return }
         try await takeTurn()
         try await lookForHistoryInTurn()
     }
