@@ -108,6 +108,7 @@ actor Writer {
             let connection = try Connection(path: files.path, options: options)
             do {
                 try SchemaSetup.prepare(connection, schema: storeSchema)
+                connection.checkpointAfterCommits()
                 // A store whose history another stack turned on keeps recording it: a commit without
                 // its history would be lost to every consumer of the history.
                 let recorder = try HistoryRecorder(options: history, store: store, connection: connection)

@@ -262,6 +262,7 @@ extension Connection {
         guard let commitGate = stores.commitGate else {
             try run(.commit)
             stores.writeOpen = false
+            checkpointIfDue()
             return
         }
         try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
@@ -270,6 +271,8 @@ extension Connection {
             counted(commits)
         }
         stores.writeOpen = false
+        // Outside the gate: reads that start under it never wait for a checkpoint.
+        checkpointIfDue()
     }
 
     /// Counts a commit another connection made, which the stack noticed only now: `counted` runs under

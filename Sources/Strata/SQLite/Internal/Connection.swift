@@ -64,6 +64,8 @@ final class Connection {
     private var cache: OrderedDictionary<String, Statement> = [:]
     private var keyed: [ObjectIdentifier: KeyedStatement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
+    /// The WAL size the write connection's commits reported (see ``checkpointAfterCommits()``).
+    var walPages: WALPages?
     private let interruptFlag = InterruptFlag()
     /// The busy handler's state; SQLite holds an unretained pointer to it while the handle is open.
     private var busyWait: BusyWait?
@@ -168,6 +170,7 @@ final class Connection {
         cache.removeAll()
         keyed.removeAll()
         if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+        if walPages != nil { sqlite3_wal_hook(handle, nil, nil) }
         if busyWait != nil { sqlite3_busy_handler(handle, nil, nil) }
         Connection.closeHandle(handle)
         busyWait = nil
