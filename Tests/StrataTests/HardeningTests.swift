@@ -476,6 +476,34 @@ struct HardeningTests {
         await stack.close()
     }
 
+    @Test("an error SQLite gives for a damaged attached store names the attached stores' files, not only the main one")
+    func damagedAttachedStoreNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let cache = directory.path("cache.sqlite")
+        do {
+            let stack = try await makeSeveralStoresStack(directory)
+            try await stack.perform { tx in
+                for index in 0..<2_000 {
+                    _ = try tx.create(Into<StoreThumbnail>()) { $0.url = String(repeating: "u\(index)", count: 20); $0.bytes = index }
+                }
+            }
+            await stack.close()
+        }
+        // Damage the second half of the cache's file, past its schema and metadata pages.
+        let handle = try #require(FileHandle(forUpdatingAtPath: cache))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size - size / 2)))
+        try handle.close()
+        let error = await #expect(throws: StrataError.self) {
+            let stack = try await makeSeveralStoresStack(directory)
+            defer { Task { await stack.close() } }
+            _ = try await stack.fetchAll(From<StoreThumbnail>())
+        }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains(cache) == true, "\(String(describing: error))")
+    }
+
     @Test("one file spelt two ways is one file: a second store on it is refused, and recreating it never deletes the first")
     func oneFileTwoSpellings() async throws {
         let directory = try TemporaryDirectory()

@@ -6,6 +6,9 @@ extension Connection {
         let extended = sqlite3_extended_errcode(handle)
         let primary = rc & 0xFF
         let text = message ?? String(cString: sqlite3_errmsg(handle))
+        // SQLite does not say which file of a connection with attached stores failed: name them all.
+        let files = attachedPaths.isEmpty
+            ? path : "\(path) or a store attached to it (\(attachedPaths.joined(separator: ", ")))"
         let code: StrataError.Code
         var what = text
         switch primary {
@@ -14,10 +17,10 @@ extension Connection {
                 ? .uniqueConstraint : .constraint
         case SQLITE_NOTADB:
             code = .notADatabase
-            what = "The file at \(path) is not a SQLite database; it was left untouched (\(text))."
+            what = "The file at \(files) is not a SQLite database; it was left untouched (\(text))."
         case SQLITE_READONLY:
             code = .readOnly
-            what = "The database at \(path) can only be read: \(text). Open it from a writable location."
+            what = "The database at \(files) can only be read: \(text). Open it from a writable location."
         case SQLITE_BUSY where extended == SQLiteCode.busySnapshot:
             // No wait would help: the read snapshot this write started from is out of date.
             code = .busy
@@ -39,19 +42,19 @@ extension Connection {
             code = .cannotOpen
             // Opened, but a statement needed a file it could not open: in WAL mode, the -wal and -shm
             // files beside the database, which even a read creates when they are missing.
-            what = "Cannot open a file of the database at \(path) (\(text)): a WAL database needs its -wal and -shm "
+            what = "Cannot open a file of the database at \(files) (\(text)): a WAL database needs its -wal and -shm "
                 + "files beside it, which SQLite creates even to read. Make the directory writable, or copy the store to "
                 + "a writable one."
         case SQLITE_CORRUPT:
             code = .corrupt
-            what = "The database at \(path) is damaged (\(text)). Strata leaves the file as it is: restore a "
+            what = "The database at \(files) is damaged (\(text)). Strata leaves the file as it is: restore a "
                 + "backup, or copy out what can be read with the sqlite3 shell's .recover command."
         case SQLITE_FULL:
             code = .diskFull
-            what = "The disk holding \(path) is full (\(text)); nothing was written. Free some space and try again."
+            what = "The disk holding \(files) is full (\(text)); nothing was written. Free some space and try again."
         case SQLITE_IOERR:
             code = .ioError
-            what = "The operating system failed a read, write or sync of \(path) (\(text), extended code \(extended))."
+            what = "The operating system failed a read, write or sync of \(files) (\(text), extended code \(extended))."
         case SQLITE_ERROR where text == "too many SQL variables":
             // A filter's `in` list (or a chain of `||`) with more values than a statement may bind.
             code = .unsupportedQuery
@@ -78,6 +81,12 @@ extension Connection {
         let error = StrataError(code, what, sqliteCode: primary, extendedCode: extended, sql: sql)
         noteLostWrite(error)
         return error
+    }
+
+    /// The files of the stores attached to this connection, in the order attached.
+    var attachedPaths: [String] {
+        guard let list = stores.list, !stores.attachedSchemas.isEmpty else { return [] }
+        return list.current.prefix(stores.attachedSchemas.count).map(\.path)
     }
 
     /// A read's error, explained when the store moved on: a ``StrataError/Code/typeMismatch`` (a stored
