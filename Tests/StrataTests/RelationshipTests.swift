@@ -250,6 +250,36 @@ struct RelationshipTests {
         #expect(try await stack.fetchCount(From<Shelf>()) == 2)
     }
 
+    @Test("links that writes inside an edit's closure made stay when the edit changes the same to-many")
+    func nestedWritesInsideAnEdit() async throws {
+        let (stack, _) = try await makeStack(schema: relationshipSchema)
+        let (owner, kitten, stray) = try await stack.perform { tx in
+            let owner = try tx.create(Into<Owner>())
+            let stray = try tx.create(Into<Critter>())
+            var kitten: Critter.ID?
+            try tx.edit(owner) { owner in
+                kitten = try tx.create(Into<Critter>()) { $0.owner = owner.id }.id
+                owner.critters.insert(stray.id)
+            }
+            return (owner.id, try #require(kitten), stray.id)
+        }
+        #expect(try await stack.fetchExisting(kitten)?.owner == owner)
+        #expect(try await stack.fetchExisting(stray)?.owner == owner)
+        #expect(try await stack.fetchExisting(owner)?.critters == [kitten, stray])
+        // An ordered to-many: a nested write appends, the edit reorders what it read.
+        let (shelf, volumes, added) = try await stack.perform { tx in
+            let shelf = try tx.create(Into<Shelf>())
+            let volumes = try (0..<2).map { _ in try tx.create(Into<Volume>()) { $0.shelf = shelf.id }.id }
+            var added: Volume.ID?
+            try tx.edit(shelf) { shelf in
+                added = try tx.create(Into<Volume>()) { $0.shelf = shelf.id }.id
+                shelf.volumes.reverse()
+            }
+            return (shelf.id, volumes, try #require(added))
+        }
+        #expect(try await stack.fetchExisting(shelf)?.volumes == volumes.reversed() + [added])
+    }
+
     @Test("an ordered to-many keeps its order, can be reordered, and new members go last")
     func ordered() async throws {
         let (stack, _) = try await makeStack(schema: relationshipSchema)

@@ -276,7 +276,9 @@ public final class Transaction: ReadContext {
         var toManyChanges: [(relationship: SchemaGraph.ToMany, stored: [Int64], new: [Int64])] = []
         for relationship in store.graph.toMany[name] ?? [] where before.relationships[relationship.index] != after.relationships[relationship.index] {
             let stored = try relatedIDs(relationship, of: id.rawValue)
-            let new = after.relationships[relationship.index]
+            let new = Self.merged(
+                edit: before.relationships[relationship.index], to: after.relationships[relationship.index],
+                onto: relationship.isOrdered ? stored : stored.sorted())
             let members = relationship.isOrdered ? new : new.sorted()
             try checkToMany(relationship, from: stored, to: members)
             toManyChanges.append((relationship, stored, members))
@@ -312,6 +314,25 @@ public final class Transaction: ReadContext {
         guard !all.isEmpty else { return (edited, all) }
         if entity.description.toMany.isEmpty && entity.description.derived.isEmpty { return (edited, all) }
         return (try connection.fetchExisting(id, store: store) ?? edited, all)
+    }
+
+    /// The members of a to-many relationship after an edit that changed them from `before` to `after`,
+    /// applied to `stored`, the members now stored: writes the edit's closure made itself (a nested
+    /// `create` naming the object) changed them since `before` was read, and the edit must keep those,
+    /// not replace them with its stale copy. Without such writes, `stored` is `before` and this is
+    /// `after`, in its order.
+    static func merged(edit before: [Int64], to after: [Int64], onto stored: [Int64]) -> [Int64] {
+        guard stored != before else { return after }
+        let beforeSet = Set(before), afterSet = Set(after), storedSet = Set(stored)
+        // What the nested writes removed, unless the edit adds it; what they added, unless the edit removes it.
+        let nestedRemoved = beforeSet.subtracting(storedSet)
+        let editRemoved = beforeSet.subtracting(afterSet)
+        var result = after.filter { !nestedRemoved.contains($0) || !beforeSet.contains($0) }
+        var present = Set(result)
+        for id in stored where !beforeSet.contains(id) && !editRemoved.contains(id) && present.insert(id).inserted {
+            result.append(id)
+        }
+        return result
     }
 
     // MARK: Cancel
