@@ -56,7 +56,35 @@ struct PartialWriteTests {
             let b = try tx.create(Into<TreeNode>()) { $0.name = "b"; $0.parent = a.id }
             return try tx.edit(a) { $0.parent = b.id }.id
         }
-        try await stack.perform { tx in try tx.delete(a) }
+        let updated = try await stack.perform { tx in
+            try tx.delete(a)
+            return tx.updatedIDs(TreeNode.self)
+        }
+        // Each node is deleted, never reported as updated besides.
+        #expect(updated.isEmpty)
+        #expect(try await stack.fetchCount(From<TreeNode>()) == 0)
+        await stack.close()
+    }
+
+    @Test("a cascade cycle deletes in an unsafe transaction after its first commit too")
+    func cascadeCycleAfterUnsafeCommit() async throws {
+        let stack = try await DataStack(Self.schema)
+        let unsafe = try await stack.beginUnsafe()
+        var pairs: [TreeNode.ID] = []
+        for _ in 0..<2 {
+            pairs.append(try await unsafe.perform { tx in
+                let a = try tx.create(Into<TreeNode>()) { $0.name = "a" }
+                let b = try tx.create(Into<TreeNode>()) { $0.name = "b"; $0.parent = a.id }
+                return try tx.edit(a) { $0.parent = b.id }.id
+            })
+        }
+        try await unsafe.commit()
+        // Each commit ends SQLite's deferral of foreign keys: the next cascade must turn it on again.
+        for node in pairs {
+            try await unsafe.perform { tx in try tx.delete(node) }
+            try await unsafe.commit()
+        }
+        await unsafe.end()
         #expect(try await stack.fetchCount(From<TreeNode>()) == 0)
         await stack.close()
     }

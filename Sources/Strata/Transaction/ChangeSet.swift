@@ -198,7 +198,9 @@ public struct EntityChanges: Sendable, Equatable {
     }
 
     mutating func recordUpdate(_ id: Int64, fields: Set<String>) {
-        guard !wasInserted(id) else { return }
+        // A created object's changes are part of its creation; a deleted one's (a link cleared on an
+        // object a cascade through a cycle deleted first) are part of its deletion.
+        guard !wasInserted(id), deleted.isEmpty || !deleted.contains(id) else { return }
         if let index = updated.index(forKey: id) {
             updated.values[index].formUnion(fields)
         } else {

@@ -34,9 +34,10 @@ public final class Transaction: ReadContext {
     /// The stores told to ``lockObserver`` in the SQLite transaction `observedIn`, one bit per store.
     private var observedStores: UInt64 = 0
     private var observedIn = -1
-    /// Whether this transaction set `PRAGMA defer_foreign_keys` (for a delete with rules; SQLite
-    /// turns it off at the end of the SQLite transaction).
-    var foreignKeysDeferred = false
+    /// The SQLite write transaction (its `writeTransactionNumber`) in which this transaction set `PRAGMA
+    /// defer_foreign_keys` (for a delete with rules; SQLite turns it off at the end of each SQLite
+    /// transaction, and an unsafe transaction commits several times).
+    var foreignKeysDeferredIn = -1
     /// Assigns the IDs of created objects; owned by the writer.
     let ids: IDAllocator
     /// Why the transaction must roll back whatever its closure returns: ``cancel()`` was called (its

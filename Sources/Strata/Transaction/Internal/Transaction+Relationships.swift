@@ -229,9 +229,11 @@ extension Transaction {
             var checked: Set<String> = []
             for id in ids { try checkDenyRules(entity, id, visited: &checked) }
         }
-        if !foreignKeysDeferred {
+        // SQLite turns the deferral off at every COMMIT and ROLLBACK: an unsafe transaction, which commits
+        // several times, turns it on again in each SQLite transaction.
+        if foreignKeysDeferredIn != connection.writeTransactionNumber {
             try connection.execute("PRAGMA defer_foreign_keys = ON")
-            foreignKeysDeferred = true
+            foreignKeysDeferredIn = connection.writeTransactionNumber
         }
         var visited: Set<String> = []
         for id in ids { try deleteApplyingRules(entity, id, visited: &visited) }
