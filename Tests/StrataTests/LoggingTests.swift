@@ -186,6 +186,33 @@ struct LoggingTests {
         #expect(try await stack.fetchAll(From<CoreOwner>()).map(\.name) == ["B"])
     }
 
+    @Test("cancelling an unsafe transaction's block that waits at BEGIN for another connection's lock ends the wait at once")
+    func cancelledUnsafeLockWait() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("locked.sqlite")
+        let logs = CapturedLogs()
+        var configuration = DataStack.Configuration()
+        configuration.logger = logs.logger()
+        configuration.longWaitThreshold = .milliseconds(20)
+        configuration.busyTimeout = .seconds(600)
+        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: configuration)
+        var other: OpaquePointer?
+        #expect(sqlite3_open(path, &other) == SQLITE_OK)
+        defer { sqlite3_close(other) }
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        let unsafe = try await stack.beginUnsafe()
+        let block = Task { try await unsafe.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
+        _ = await logs.first { $0.message == "waiting for a lock held by another connection" }
+        block.cancel()
+        // The lock is still held: only the cancellation can end the wait (the timeout is ten minutes).
+        await #expect(throws: CancellationError.self) { try await block.value }
+        #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        try await unsafe.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "B" } }
+        try await unsafe.commit()
+        await unsafe.end()
+        #expect(try await stack.fetchAll(From<CoreOwner>()).map(\.name) == ["B"])
+    }
+
     @Test("a wait for a lock another connection holds is logged while it lasts, and ends in busy at the timeout")
     func lockWaits() async throws {
         let directory = try TemporaryDirectory()

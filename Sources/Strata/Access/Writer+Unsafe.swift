@@ -61,12 +61,17 @@ extension Writer {
         let transaction = try unsafe(token)
         try Task.checkCancellation()
         try reportLoss(transaction)
-        if !connection.isInTransaction { try begin() }
         let handle = interruptHandle
         handle.arm()
         defer { handle.disarm() }
+        // Both the wait at BEGIN for another connection's lock and the block stop at cancellation.
         return try await withTaskCancellationHandler {
-            try self.runSavepoint(transaction, body)
+            do {
+                if !self.connection.isInTransaction { try self.begin() }
+            } catch {
+                throw Self.cancellationOrError(error)
+            }
+            return try self.runSavepoint(transaction, body)
         } onCancel: {
             handle.interrupt()
         }
@@ -127,6 +132,8 @@ extension Writer {
     func commitUnsafe(_ token: UInt64) throws -> ChangeSet {
         let transaction = try unsafe(token)
         try reportLoss(transaction)
+        // As a transaction checks before its COMMIT: a cancelled task commits nothing (the work stays).
+        try Task.checkCancellation()
         let changes = transaction.changes
         if connection.isInTransaction {
             do {
