@@ -86,6 +86,11 @@ struct SQLiteLayerTests {
         #expect(UUID(databaseValue: uuid.databaseValue) == uuid)
         #expect(UUID(databaseValue: .blob(Data([1, 2]))) == nil)
         #expect(Decimal(databaseValue: Decimal(string: "0.1")!.databaseValue) == Decimal(string: "0.1")!)
+        // Text that is a number and more, or a real past Float's range, is no such value (a type mismatch).
+        #expect(Decimal(databaseValue: .text("12abc")) == nil)
+        #expect(Decimal(databaseValue: .text("-1.5e3")) == Decimal(-1500))
+        #expect(Float(databaseValue: .real(1e300)) == nil)
+        #expect(Float(databaseValue: .real(-.infinity)) == -.infinity)
         #expect(Date.storageClass == .real)
         #expect(Optional<String>.isOptional)
         #expect(!String.isOptional)

@@ -101,7 +101,10 @@ extension Float: DatabaseValueConvertible {
     @inlinable
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
-        case .real(let value): self = Float(value)
+        case .real(let value):
+            // A finite value past Float's range would become an infinity: not the stored value.
+            guard !value.isFinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else { return nil }
+            self = Float(value)
         case .integer(let value): self = Float(value)
         default: return nil
         }
@@ -199,6 +202,17 @@ extension Decimal: DatabaseValueConvertible {
     /// (`19.99`, not `19.989999…`).
     @inlinable
     public static var storageClass: StorageClass { .text }
+    /// Whether a byte may appear in a decimal's text: digits, sign, point and exponent.
+    @usableFromInline
+    static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+            UInt8(ascii: "e"), UInt8(ascii: "E"):
+            true
+        default: false
+        }
+    }
+
     /// A NaN (`Decimal(1) / 0`) is the real NaN, which binding refuses: as the text `"NaN"` it would be
     /// stored, and never read back.
     @inlinable
@@ -207,7 +221,11 @@ extension Decimal: DatabaseValueConvertible {
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .text(let string):
-            guard let value = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            // `Decimal(string:)` reads the longest number at the start: "12abc", written by another
+            // program, would read as 12. Only a number and nothing else is a decimal.
+            guard !string.isEmpty, string.utf8.allSatisfy(Self.isNumberByte),
+                let value = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
+            else { return nil }
             self = value
         case .integer(let value): self = Decimal(value)
         case .real(let value):
