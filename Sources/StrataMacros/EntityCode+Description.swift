@@ -34,7 +34,17 @@ extension EntityCode {
     /// `Strata.FieldDescription.stored(...)`, `.toOne(...)` or `.coded(...)`; arguments whose value is
     /// the default are left out, except `options:`.
     private func fieldDescription(_ field: StoredField) -> String {
-        let description = plainFieldDescription(field)
+        var description = plainFieldDescription(field)
+        if field.dynamicInitialValue != nil {
+            // The closure in the entity's scope, for migrations that add the field to existing objects.
+            let initial = "\(Self.scopeName).\(field.initialValueMember)"
+            switch field.kind {
+            case .attribute: description += ".initialValues(\(initial))"
+            case .json: description += ".initialJSONValues(\(initial))"
+            case .custom: description += ".initialValues(\(initial), encodedBy: \(Self.scopeName).\(field.identifier))"
+            case .toOne: break
+            }
+        }
         guard let renamed = field.renamedFrom else { return description }
         return description + ".renamed(from: \(literal(renamed)))"
     }

@@ -31,7 +31,7 @@ struct CodedDerivedExpansionTests {
                         Strata.FieldDescription.coded(\Profile.scores, property: "scores", column: "scores", options: [], isOptional: true),
                         Strata.FieldDescription.coded(\Profile.settings, property: "settings", column: "prefs", options: [.indexed], default: Settings()),
                         Strata.FieldDescription.coded(\Profile.seen, property: "seen", column: "seen", options: [], default: [1]),
-                        Strata.FieldDescription.coded(\Profile.visits, property: "visits", column: "visits", options: []),
+                        Strata.FieldDescription.coded(\Profile.visits, property: "visits", column: "visits", options: []).initialJSONValues(_StrataScope.visits),
                     ])
 
                     func encodeFields(to encoder: inout Strata.FieldEncoder) {

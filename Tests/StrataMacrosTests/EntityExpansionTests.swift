@@ -38,7 +38,7 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Person.name, property: "name", column: "name", options: [], default: ""),
                         Strata.FieldDescription.stored(\Person.age, property: "age", column: "years", options: [.indexed], default: 0),
                         Strata.FieldDescription.stored(\Person.email, property: "email", column: "email", options: [.unique]),
-                        Strata.FieldDescription.stored(\Person.token, property: "token", column: "token", options: [], hasDynamicInitialValue: true),
+                        Strata.FieldDescription.stored(\Person.token, property: "token", column: "token", options: [], hasDynamicInitialValue: true).initialValues(_StrataScope.token),
                         Strata.FieldDescription.stored(\Person.nickname, property: "nickname", column: "nickname", options: [], default: "x"),
                     ], virtualProperties: ["computed"])
 
@@ -256,7 +256,7 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Contact.fax, property: "fax", column: "fax", options: []),
                         Strata.FieldDescription.stored(\Contact.pager, property: "pager", column: "pager", options: []),
                         Strata.FieldDescription.stored(\Contact.city, property: "city", column: "city", options: [], default: "Paris"),
-                        Strata.FieldDescription.stored(\Contact.seen, property: "seen", column: "seen", options: [], hasDynamicInitialValue: true),
+                        Strata.FieldDescription.stored(\Contact.seen, property: "seen", column: "seen", options: [], hasDynamicInitialValue: true).initialValues(_StrataScope.seen),
                     ])
 
                     func encodeFields(to encoder: inout Strata.FieldEncoder) {
@@ -339,7 +339,7 @@ struct EntityExpansionTests {
                     var id: Strata.EntityID<Event> = Strata.EntityID<Event>.unsaved
 
                     static let entityDescription = Strata.EntityDescription(name: "Event", typeName: "Event", fields: [
-                        Strata.FieldDescription.stored(\Event.created, property: "created", column: "created", options: [.indexed], hasDynamicInitialValue: true, default: .distantPast),
+                        Strata.FieldDescription.stored(\Event.created, property: "created", column: "created", options: [.indexed], hasDynamicInitialValue: true, default: .distantPast).initialValues(_StrataScope.created),
                     ])
 
                     func encodeFields(to encoder: inout Strata.FieldEncoder) {

@@ -32,6 +32,14 @@ enum DefaultsV2 {
         @Coded(encode: { $0.code }, decode: { Tint(code: $0) }) var tint: Tint = .blue
         @Coded @Field(dynamicInitialValue: { Meta(level: 9, label: "made") }) var made: Meta = Meta(level: 0, label: "old")
     }
+
+    /// A new unique field whose dynamic initial value differs per object, and a date.
+    @Entity(name: "Note")
+    struct TokenNote {
+        var title: String = ""
+        @Field(.unique, dynamicInitialValue: { UUID() }) var token: UUID = UUID()
+        @Field(dynamicInitialValue: { Date() }) var added: Date = .distantPast
+    }
 }
 
 @Suite("Migrations and declared defaults")
@@ -58,7 +66,8 @@ struct MigrationDefaultTests {
         #expect(note.meta == DefaultsV2.Meta(level: 2, label: "new"))
         #expect(note.extra == nil)
         #expect(note.tint == .blue)
-        #expect(note.made == DefaultsV2.Meta(level: 0, label: "old"))
+        // A dynamic initial value, not the declared default, as for a created object.
+        #expect(note.made == DefaultsV2.Meta(level: 9, label: "made"))
         // The closures name types declared beside the entity (`Meta`, `Tint`), not the test target's own `Tint`.
         let created = try await stack.perform { tx in try tx.create(Into<DefaultsV2.Note>()) }
         #expect(created.made == DefaultsV2.Meta(level: 9, label: "made") && created.tint == .blue)
@@ -67,5 +76,27 @@ struct MigrationDefaultTests {
         #expect(try storeValue(path, "SELECT meta FROM Note WHERE title = 'kept'") == #"{"label":"new","level":2}"#)
         #expect(try storeValue(path, "SELECT extra IS NULL FROM Note WHERE title = 'kept'") == "1")
         #expect(try storeValue(path, "SELECT tint FROM Note WHERE title = 'kept'") == "2")
+    }
+
+    @Test("a new field with a dynamic initial value gets a fresh value per existing object, so it may be unique")
+    func newDynamicFieldPerObject() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tokens.sqlite")
+        let v1 = Schema("V1", DefaultsV1.Note.self)
+        let v2 = Schema("V2", DefaultsV2.TokenNote.self)
+        do {
+            let stack = try await DataStack(v1, storage: SQLiteStore(path: path))
+            try await stack.perform { tx in
+                for title in ["a", "b", "c"] { _ = try tx.create(Into<DefaultsV1.Note>()) { $0.title = title } }
+            }
+            await stack.close()
+        }
+        let before = Date()
+        let stack = try await DataStack(SchemaHistory(v1, v2), storage: SQLiteStore(path: path))
+        let notes = try await stack.fetchAll(From<DefaultsV2.TokenNote>())
+        #expect(notes.map(\.title).sorted() == ["a", "b", "c"])
+        #expect(Set(notes.map(\.token)).count == 3)
+        #expect(notes.allSatisfy { $0.added >= before.addingTimeInterval(-1) })
+        await stack.close()
     }
 }

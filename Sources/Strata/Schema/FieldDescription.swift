@@ -22,6 +22,10 @@ public struct FieldDescription: Sendable, Hashable {
     /// Whether the field holds a `Decimal` (optional or not), stored as text so that no digit is lost:
     /// SQL orders that text character by character ("10" before "9"), so queries must not order by it.
     var isDecimal = false
+    /// What makes a fresh stored value for each object when the field has a dynamic initial value: a
+    /// migration that adds the field gives every existing object its own. Not part of the field's
+    /// equality.
+    public private(set) var initialValue: InitialValueMaker? = nil
     /// The field's name in the version before (`@Field(renamedFrom:)`): a migration from a version whose
     /// entity has a field of that name and none of this one's name or column renames it.
     public private(set) var renamedFrom: String? = nil
@@ -172,9 +176,55 @@ public struct FieldDescription: Sendable, Hashable {
         return field
     }
 
+    /// The same field, with the dynamic initial value `value` to give each object a migration adds it to.
+    /// The macro calls this for `@Field(dynamicInitialValue:)`.
+    public func initialValues<Root, Value: DatabaseValueConvertible>(_ value: DynamicInitialValue<Root, Value>) -> FieldDescription {
+        var field = self
+        field.initialValue = InitialValueMaker { value.make().databaseValue }
+        return field
+    }
+
+    /// The same field, a `Codable` one stored as JSON, with the dynamic initial value `value`. The macro
+    /// calls this for `@Coded @Field(dynamicInitialValue:)`.
+    public func initialJSONValues<Root, Value: Encodable>(_ value: DynamicInitialValue<Root, Value>) -> FieldDescription {
+        var field = self
+        let isOptional = self.isOptional
+        field.initialValue = InitialValueMaker {
+            guard let json = FieldEncoder.json(value.make()) else { return .null }
+            return isOptional && json == "null" ? .null : .text(json)
+        }
+        return field
+    }
+
+    /// The same field, stored through `coded`'s encode closure, with the dynamic initial value `value`.
+    /// The macro calls this for `@Coded(encode:decode:) @Field(dynamicInitialValue:)`.
+    public func initialValues<Root, Value, Stored: DatabaseValueConvertible>(
+        _ value: DynamicInitialValue<Root, Value>, encodedBy coded: CodedClosures<Root, Value, Stored>
+    ) -> FieldDescription {
+        var field = self
+        field.initialValue = InitialValueMaker { coded.encode(value.make()).databaseValue }
+        return field
+    }
+
     /// The to-one relationship this field stores, if it is one.
     public var toOne: ToOneRelationship? {
         if case .toOne(let relationship) = kind { return relationship }
         return nil
     }
+}
+
+/// Makes a fresh stored value of a field with a dynamic initial value (see
+/// ``FieldDescription/initialValue``). Every maker is equal to every other: a closure has no identity
+/// to compare, and a field's description is the same whatever its closure computes.
+public struct InitialValueMaker: Sendable, Hashable {
+    /// Makes one value, as stored.
+    public let make: @Sendable () -> DatabaseValue
+
+    /// A maker of values.
+    public init(_ make: @escaping @Sendable () -> DatabaseValue) {
+        self.make = make
+    }
+
+    public static func == (lhs: InitialValueMaker, rhs: InitialValueMaker) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
 }

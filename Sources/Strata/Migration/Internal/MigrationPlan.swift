@@ -9,6 +9,8 @@ struct MigrationPlan {
         case column(String, cast: String?, fill: DatabaseValue?, checkNulls: Bool)
         /// A value for every row (a new field's default or fill, or `NULL`).
         case value(DatabaseValue)
+        /// A fresh value per row: a new field's dynamic initial value.
+        case perRow(@Sendable () -> DatabaseValue)
     }
 
     /// What happens to one entity's table.
@@ -265,6 +267,14 @@ struct MigrationPlan {
                         ?? old.fields.first { $0.property == field.property && unclaimed($0) }
                 }
             guard let match else {
+                // A new field with a dynamic initial value and no fill: a fresh value per object, as a
+                // created object gets (a table rebuilt, since ALTER TABLE takes one default for all).
+                if fill == nil, let initial = field.initialValue, transform == nil {
+                    table.columns.append((field.column, .perRow(initial.make)))
+                    if field.isUnique { table.newlyUnique.append(field.column) }
+                    needsRebuild = true
+                    continue
+                }
                 // A new field: its default, its fill, or nil.
                 guard let value = fill ?? field.defaultValue ?? (field.isOptional ? .null : nil) else {
                     if transform != nil {

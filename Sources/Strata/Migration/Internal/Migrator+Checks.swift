@@ -6,6 +6,8 @@ extension Migrator {
         switch source {
         case .value(let value):
             return ("?", [value])
+        case .perRow(let make):
+            return (connection.initialValueFunction().call(make), [])
         case .column(let column, let cast, let fill, _):
             var expression = dialect.quote(column)
             if let cast { expression = "CAST(\(expression) AS \(cast))" }

@@ -64,6 +64,8 @@ final class Connection {
     private var cache: OrderedDictionary<String, Statement> = [:]
     private var keyed: [ObjectIdentifier: KeyedStatement] = [:]
     private var traceBox: Unmanaged<TraceBox>?
+    /// The `strata_initial_value` function of a migration's connection, once registered.
+    var initialValues: InitialValueFunction?
     /// The WAL size the write connection's commits reported (see ``checkpointAfterCommits()``).
     var walPages: WALPages?
     private let interruptFlag = InterruptFlag()
