@@ -186,7 +186,7 @@ public struct FieldDescription: Sendable, Hashable {
 
     /// The same field, a `Codable` one stored as JSON, with the dynamic initial value `value`. The macro
     /// calls this for `@Coded @Field(dynamicInitialValue:)`.
-    public func initialJSONValues<Root, Value: Encodable>(_ value: DynamicInitialValue<Root, Value>) -> FieldDescription {
+    public func initialJSONValues<Root, Value: Encodable & Sendable>(_ value: DynamicInitialValue<Root, Value>) -> FieldDescription {
         var field = self
         let isOptional = self.isOptional
         field.initialValue = InitialValueMaker {
