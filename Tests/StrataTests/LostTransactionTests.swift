@@ -73,4 +73,44 @@ struct LostTransactionTests {
         await unsafe.end()
         #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["after"])
     }
+
+    @Test("a loss inside a call that leaves all or nothing (insertAll) is reported as the loss, and an unsafe transaction goes on")
+    func lossInsideAnAtomicCall() async throws {
+        let (stack, _) = try await makeStack()
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in
+                try Self.fillDisk(tx)
+                do {
+                    _ = try tx.insertAll(Into<Person>(), from: Array(0..<2_000)) { age, person in
+                        person.age = age
+                        person.name = Self.padding
+                    }
+                } catch {}
+                try Self.makeRoom(tx)
+                _ = try? tx.create(Into<Person>()) { $0.name = "caught" }
+            }
+        }
+        #expect(error?.code == .diskFull, "\(String(describing: error))")
+        #expect(try await stack.fetchCount(From<Person>()) == 0)
+        let unsafe = try await stack.beginUnsafe()
+        await #expect(throws: StrataError.self) {
+            try await unsafe.perform { tx in
+                try Self.fillDisk(tx)
+                _ = try tx.insertAll(Into<Person>(), from: Array(0..<2_000)) { age, person in
+                    person.age = age
+                    person.name = Self.padding
+                }
+            }
+        }
+        let reported = await #expect(throws: StrataError.self) { try await unsafe.commit() }
+        #expect(reported?.code == .diskFull)
+        // Reported once: the transaction goes on.
+        try await unsafe.perform { tx in
+            try Self.makeRoom(tx)
+            _ = try tx.create(Into<Person>()) { $0.name = "after" }
+        }
+        #expect(try await unsafe.commit().insertedIDs(Person.self).count == 1)
+        await unsafe.end()
+        #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["after"])
+    }
 }

@@ -87,9 +87,13 @@ struct SQLiteLayerTests {
         #expect(UUID(databaseValue: .blob(Data([1, 2]))) == nil)
         #expect(Decimal(databaseValue: Decimal(string: "0.1")!.databaseValue) == Decimal(string: "0.1")!)
         // Text that is a number and more, or a real past Float's range, is no such value (a type mismatch).
-        #expect(Decimal(databaseValue: .text("12abc")) == nil)
+        for text in ["12abc", "2024-01-05", "1.2.3", "12-34", "1e5e5", "", "-", ".", "1e"] {
+            #expect(Decimal(databaseValue: .text(text)) == nil, "\(text)")
+        }
         #expect(Decimal(databaseValue: .text("-1.5e3")) == Decimal(-1500))
+        #expect(Decimal(databaseValue: .text(".5")) == Decimal(string: "0.5"))
         #expect(Float(databaseValue: .real(1e300)) == nil)
+        #expect(Float(databaseValue: .real(3.4028235e38)) == .greatestFiniteMagnitude)
         #expect(Float(databaseValue: .real(-.infinity)) == -.infinity)
         #expect(Date.storageClass == .real)
         #expect(Optional<String>.isOptional)

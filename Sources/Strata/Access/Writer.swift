@@ -308,8 +308,8 @@ actor Writer {
             try Task.checkCancellation()
             // A cancel() the closure caught: rolled back, as if it had thrown. Likewise an error after
             // which SQLite rolled the transaction back itself.
-            if let broken = transaction.broken { throw broken }
             if let lost = connection.lostWrite { throw lost }
+            if let broken = transaction.broken { throw broken }
             connection.resetActiveStatements()
             committing = true
             try commit(transaction)
@@ -373,8 +373,8 @@ actor Writer {
     }
 
     private func commitUntimed(_ transaction: Transaction) throws(StrataError) {
-        if let broken = transaction.broken { throw broken }
         if let lost = connection.lostWrite { throw lost }
+        if let broken = transaction.broken { throw broken }
         let changes = transaction.changes
         try ids.saveMarks(connection)
         let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)

@@ -102,9 +102,11 @@ extension Float: DatabaseValueConvertible {
     public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .real(let value):
-            // A finite value past Float's range would become an infinity: not the stored value.
-            guard !value.isFinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else { return nil }
-            self = Float(value)
+            // A finite value past Float's range would become an infinity: not the stored value. (Values
+            // just above `Float.greatestFiniteMagnitude`, its usual printed form, round to it.)
+            let float = Float(value)
+            guard float.isFinite || !value.isFinite else { return nil }
+            self = float
         case .integer(let value): self = Float(value)
         default: return nil
         }
@@ -202,15 +204,28 @@ extension Decimal: DatabaseValueConvertible {
     /// (`19.99`, not `19.989999…`).
     @inlinable
     public static var storageClass: StorageClass { .text }
-    /// Whether a byte may appear in a decimal's text: digits, sign, point and exponent.
+    /// Whether `text` is a decimal number and nothing else: an optional sign, digits with at most one
+    /// point (at least one digit), and an optional exponent (`e`, an optional sign, digits).
     @usableFromInline
-    static func isNumberByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-            UInt8(ascii: "e"), UInt8(ascii: "E"):
-            true
-        default: false
+    static func isNumber(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        var byte = bytes.next()
+        func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
+        if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") { byte = bytes.next() }
+        var digits = 0
+        while isDigit(byte) { digits += 1; byte = bytes.next() }
+        if byte == UInt8(ascii: ".") {
+            byte = bytes.next()
+            while isDigit(byte) { digits += 1; byte = bytes.next() }
         }
+        guard digits > 0 else { return false }
+        if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            byte = bytes.next()
+            if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") { byte = bytes.next() }
+            guard isDigit(byte) else { return false }
+            while isDigit(byte) { byte = bytes.next() }
+        }
+        return byte == nil
     }
 
     /// A NaN (`Decimal(1) / 0`) is the real NaN, which binding refuses: as the text `"NaN"` it would be
@@ -223,8 +238,7 @@ extension Decimal: DatabaseValueConvertible {
         case .text(let string):
             // `Decimal(string:)` reads the longest number at the start: "12abc", written by another
             // program, would read as 12. Only a number and nothing else is a decimal.
-            guard !string.isEmpty, string.utf8.allSatisfy(Self.isNumberByte),
-                let value = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
+            guard Self.isNumber(string), let value = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
             else { return nil }
             self = value
         case .integer(let value): self = Decimal(value)

@@ -158,6 +158,12 @@ public struct Schema: Sendable {
         entityTypes.firstIndex(of: reference.type).map { entities[$0].name } ?? reference.typeName
     }
 
+    /// What the schema declares that Strata ignores, each said in a sentence (a to-one relationship's
+    /// `inverse:` that names no to-many pointing back): a stack logs them as warnings when it opens.
+    public var warnings: [String] {
+        (try? SchemaGraph(schema: self))?.warnings ?? []
+    }
+
     /// Checks names (no empty or duplicate entity names, no duplicate columns, no reserved names) and
     /// the declared version lock.
     func validate() throws(StrataError) {

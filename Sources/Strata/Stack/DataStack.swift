@@ -110,6 +110,9 @@ public final class DataStack: Sendable {
         progress: MigrationProgress?
     ) async throws {
         try schema.validate()
+        for warning in schema.warnings {
+            configuration.logger.warning("\(warning)", metadata: ["strata.schema": "\(schema.version)"])
+        }
         guard configuration.maximumReaderCount > 0 else {
             throw StrataError(.invalidArgument, "maximumReaderCount must be at least 1.")
         }

@@ -87,14 +87,14 @@ public class ReadContext {
     }
 
     func checkOpen() throws(StrataError) {
+        // A statement error SQLite answered by rolling the whole transaction back (an interrupt, an I/O
+        // error): a closure that caught it must not go on writing in autocommit, outside any transaction.
+        if let lost = connection.lostWrite { throw lost }
         guard isOpen else {
             throw StrataError(
                 .transactionClosed,
                 "This transaction or read context has ended; use the one passed to the current closure.")
         }
-        // A statement error SQLite answered by rolling the whole transaction back (an interrupt, an I/O
-        // error): a closure that caught it must not go on writing in autocommit, outside any transaction.
-        if let lost = connection.lostWrite { throw lost }
     }
 
     /// Every object that matches, in the requested order.

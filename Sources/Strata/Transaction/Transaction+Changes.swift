@@ -72,6 +72,8 @@ extension Transaction {
             return result
         } catch {
             (changes, storeChanges) = enclosingChanges.removeLast()
+            // SQLite rolled the whole transaction back, the savepoint with it: the loss is what to report.
+            if let lost = connection.lostWrite { throw lost }
             do {
                 try connection.run(.rollbackToSavepoint)
                 try connection.run(.releaseSavepoint)

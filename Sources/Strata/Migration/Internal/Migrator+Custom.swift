@@ -21,7 +21,9 @@ extension Migrator {
                 throw MigrationError(entity: nil, objectID: nil, underlying: error)
             }
         }
-        // A cancel() whose error the step caught still cancels the migration.
+        // An error after which SQLite rolled the migration back, or a cancel(), whose error the step
+        // caught: the migration stops.
+        if let lost = connection.lostWrite { throw lost }
         if let broken = transaction.broken { throw broken }
         try ids.saveMarks(connection)
         transaction.isOpen = false

@@ -68,7 +68,10 @@ struct Migrator {
     func run(_ plans: [MigrationPlan], cancelled: @Sendable () -> Bool) throws {
         try connection.execute("PRAGMA foreign_keys = OFF")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
-        try connection.execute("BEGIN IMMEDIATE")
+        // Begun as the writer begins: an error after which SQLite rolls the migration back is noted, and
+        // a custom step's closure that caught it can write nothing more (see `Connection.lostWrite`).
+        try connection.beginWrite()
+        defer { connection.writeEnded() }
         var plans = plans
         do {
             // Another process may have migrated the store while this one waited for the lock: to this

@@ -60,6 +60,8 @@ struct SchemaGraph: Sendable {
 
     /// Whether some relationship's delete rule is `.deny` (deletes then check the rules before writing).
     private(set) var hasDenyRule = false
+    /// What the schema declares that Strata ignores (see `toOneInverseProblem`), for the stack's log.
+    private(set) var warnings: [String] = []
     /// The entities that some derived field reads through a to-many relationship: an edit of one of
     /// them may change its owners' derived values.
     private(set) var derivedSources: Set<String> = []
@@ -82,8 +84,10 @@ struct SchemaGraph: Sendable {
             for (index, field) in entity.fields.enumerated() {
                 guard let relationship = field.toOne else { continue }
                 let target = try name(relationship.target, entity.name, field.property)
-                if let inverse = relationship.inverse {
-                    try Self.checkToOneInverse(entity.name, field.property, inverse, target: entities[target])
+                if let inverse = relationship.inverse,
+                    let problem = Self.toOneInverseProblem(entity.name, field.property, inverse, target: entities[target])
+                {
+                    warnings.append(problem)
                 }
                 list.append(ToOne(
                     source: entity.name, fieldIndex: index, column: field.column, property: field.property,
@@ -125,28 +129,27 @@ struct SchemaGraph: Sendable {
         }
     }
 
-    /// Refuses a to-one relationship whose declared inverse is not a to-many of its target pointing
-    /// back: Strata keeps the two sides of a to-one and a to-many in step, and no other pair.
-    private static func checkToOneInverse(
+    /// What is wrong with a to-one relationship's declared inverse when it is not a to-many of its target
+    /// pointing back (Strata keeps the two sides of a to-one and a to-many in step, and no other pair),
+    /// or `nil`. Such an inverse is ignored, with a warning when the stack opens rather than an error: a
+    /// schema that shipped with one must still open (its version lock holds the inverse's name).
+    private static func toOneInverseProblem(
         _ source: String, _ property: String, _ inverse: String, target: EntityDescription?
-    ) throws(StrataError) {
-        guard let target else { return }
-        let fail = { (reason: String) in
-            StrataError(.invalidArgument, "\(source).\(property): \(reason)", entity: source, field: property)
-        }
+    ) -> String? {
+        guard let target else { return nil }
+        let ignored = "\(source).\(property): its inverse \(target.name).\(inverse)"
         if let many = target.toMany.first(where: { $0.property == inverse }) {
             guard many.inverse == nil || many.inverse == property else {
-                throw fail("its inverse \(target.name).\(inverse) names another relationship as its own inverse.")
+                return "\(ignored) names another relationship as its own inverse; the two are not kept in step."
             }
-            return
+            return nil
         }
         if target.fields.contains(where: { $0.property == inverse && $0.toOne != nil }) {
-            throw fail(
-                "its inverse \(target.name).\(inverse) is a to-one relationship, and Strata keeps only the inverse of "
-                    + "a to-many in step. For a one-to-one, remove inverse: and set both sides in the same transaction, "
-                    + "or make one side a to-many.")
+            return "\(ignored) is a to-one relationship, and Strata keeps only the inverse of a to-many in step: "
+                + "this inverse is ignored. For a one-to-one, set both sides in the same transaction, or make one side "
+                + "a to-many."
         }
-        throw fail("its inverse \(target.name).\(inverse) is not a to-many relationship of \(target.name).")
+        return "\(ignored) is not a to-many relationship of \(target.name); it is ignored."
     }
 
     private mutating func resolve(
