@@ -158,6 +158,15 @@ struct LoggingTests {
     private func transactionWaitingForLock(
         at path: String
     ) async throws -> (stack: DataStack, logs: CapturedLogs, other: OpaquePointer, write: Task<Void, any Error>, notice: CapturedLogs.Record) {
+        let (stack, logs, connection) = try await lockedStack(at: path)
+        let write = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
+        let notice = await logs.first { $0.message == "waiting for a lock held by another connection" }
+        return (stack, logs, connection, write, notice)
+    }
+
+    /// A stack on a new file whose long waits are logged from 20 ms, with a busy timeout of ten minutes,
+    /// and another connection holding the write lock.
+    private func lockedStack(at path: String) async throws -> (stack: DataStack, logs: CapturedLogs, other: OpaquePointer) {
         let logs = CapturedLogs()
         var configuration = DataStack.Configuration()
         configuration.logger = logs.logger()
@@ -168,9 +177,7 @@ struct LoggingTests {
         #expect(sqlite3_open(path, &other) == SQLITE_OK)
         let connection = try #require(other)
         #expect(sqlite3_exec(connection, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
-        let write = Task { try await stack.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
-        let notice = await logs.first { $0.message == "waiting for a lock held by another connection" }
-        return (stack, logs, connection, write, notice)
+        return (stack, logs, connection)
     }
 
     @Test("cancelling a transaction that waits for another connection's lock ends the wait at once with CancellationError")
@@ -189,17 +196,8 @@ struct LoggingTests {
     @Test("cancelling an unsafe transaction's block that waits at BEGIN for another connection's lock ends the wait at once")
     func cancelledUnsafeLockWait() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("locked.sqlite")
-        let logs = CapturedLogs()
-        var configuration = DataStack.Configuration()
-        configuration.logger = logs.logger()
-        configuration.longWaitThreshold = .milliseconds(20)
-        configuration.busyTimeout = .seconds(600)
-        let stack = try await DataStack(coreSchema, storage: SQLiteStore(path: path), configuration: configuration)
-        var other: OpaquePointer?
-        #expect(sqlite3_open(path, &other) == SQLITE_OK)
+        let (stack, logs, other) = try await lockedStack(at: directory.path("locked.sqlite"))
         defer { sqlite3_close(other) }
-        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
         let unsafe = try await stack.beginUnsafe()
         let block = Task { try await unsafe.perform { tx in _ = try tx.create(Into<CoreOwner>()) { $0.name = "A" } } }
         _ = await logs.first { $0.message == "waiting for a lock held by another connection" }
