@@ -20,6 +20,17 @@ struct LostTransactionTests {
         try tx.connection.execute("PRAGMA max_page_count = 1073741823")
     }
 
+    /// Checks that an unsafe transaction whose loss was reported takes and commits new work, and ends.
+    static func goesOn(_ unsafe: UnsafeTransaction, _ stack: DataStack) async throws {
+        try await unsafe.perform { tx in
+            try makeRoom(tx)
+            _ = try tx.create(Into<Person>()) { $0.name = "after" }
+        }
+        #expect(try await unsafe.commit().insertedIDs(Person.self).count == 1)
+        await unsafe.end()
+        #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["after"])
+    }
+
     @Test("a closure that catches the error after which SQLite rolled back writes nothing outside the transaction")
     func caughtLossWritesNothing() async throws {
         let (stack, _) = try await makeStack()
@@ -65,13 +76,7 @@ struct LostTransactionTests {
         #expect(try await !unsafe.hasChanges)
         #expect(try await unsafe.commit().isEmpty)
         // The transaction goes on afresh.
-        try await unsafe.perform { tx in
-            try Self.makeRoom(tx)
-            _ = try tx.create(Into<Person>()) { $0.name = "after" }
-        }
-        #expect(try await unsafe.commit().insertedIDs(Person.self).count == 1)
-        await unsafe.end()
-        #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["after"])
+        try await Self.goesOn(unsafe, stack)
     }
 
     @Test("a loss inside a call that leaves all or nothing (insertAll) is reported as the loss, and an unsafe transaction goes on")
@@ -105,12 +110,6 @@ struct LostTransactionTests {
         let reported = await #expect(throws: StrataError.self) { try await unsafe.commit() }
         #expect(reported?.code == .diskFull)
         // Reported once: the transaction goes on.
-        try await unsafe.perform { tx in
-            try Self.makeRoom(tx)
-            _ = try tx.create(Into<Person>()) { $0.name = "after" }
-        }
-        #expect(try await unsafe.commit().insertedIDs(Person.self).count == 1)
-        await unsafe.end()
-        #expect(try await stack.fetchAll(From<Person>()).map(\.name) == ["after"])
+        try await Self.goesOn(unsafe, stack)
     }
 }
