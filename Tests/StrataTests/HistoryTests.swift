@@ -294,6 +294,25 @@ struct HistoryTests {
         #expect(later.insertedIDs(Person.self).isEmpty)
     }
 
+    @Test("several commits of another stack read in one check keep what each did: created then edited or deleted stays edited or deleted")
+    func externalCommitsKeepEveryChange() async throws {
+        let directory = try TemporaryDirectory()
+        let (first, second, _) = try await twoHistoryStacks(directory)
+        #expect(try await first.writer.externalChanges() == nil)
+        // An observer of the first stack may read the new object between the two commits: netting
+        // them out ("inserted" only, or nothing) would leave it with the old state.
+        let edited = try await second.perform { tx in try tx.create(Into<Person>()) { $0.name = "x" }.id }
+        try await second.perform { tx in _ = try tx.edit(edited) { $0.age = 5 } }
+        let removed = try await second.perform { tx in try tx.create(Into<Person>()) { $0.name = "y" }.id }
+        try await second.perform { tx in try tx.delete(removed) }
+        let changes = try #require(try await first.writer.externalChanges())
+        #expect(!changes.isUnknown)
+        let people = changes.changes(for: Person.self)
+        #expect(people.inserted == [edited.rawValue, removed.rawValue])
+        #expect(people.updated[edited.rawValue] == ["age"])
+        #expect(people.deleted == [removed.rawValue])
+    }
+
     @Test("a stack that commits while nothing observes it keeps a bounded set of its own tokens; the next check then reports unknown changes")
     func ownTokensBounded() async throws {
         let directory = try TemporaryDirectory()

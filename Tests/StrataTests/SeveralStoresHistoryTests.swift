@@ -63,6 +63,25 @@ struct SeveralStoresHistoryTests {
         await stack.close()
     }
 
+    @Test("tokens read from the start after a purge name the purged store: resuming from one is not refused as expired")
+    func tokensFromStartAfterPurge() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory, configuration: Self.recording)
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "old" } }
+        #expect(try await stack.purgeHistory(before: HistoryToken(positions: ["Cache": 2])) == 1)
+        try await stack.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "a" } }
+        // Before, the token named the main store alone, and the Cache store was read from 0 (below its
+        // purge mark) when resuming from it.
+        let first = try #require(try await stack.history().first)
+        #expect(first.token == HistoryToken(positions: ["": 1, "Cache": 1]))
+        try await stack.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "b" } }
+        #expect(try await stack.history(after: first.token).map(\.token) == [HistoryToken(positions: ["": 2, "Cache": 1])])
+        var updates = stack.historyUpdates().makeAsyncIterator()
+        #expect(try await updates.next()?.token == first.token)
+        #expect(try await updates.next()?.configuration == nil)
+        await stack.close()
+    }
+
     @Test("a token that names no store of the stack is refused, not read as the start of every store")
     func tokenOfAnotherStack() async throws {
         let directory = try TemporaryDirectory()

@@ -58,7 +58,21 @@ extension DataStack {
                     excludingAuthors: excludingAuthors, entities: entityNames, limit: limit)
                 perStore.append(try place.tables.read(filter, configuration: place.key, tag: place.tag, on: connection))
             }
-            return HistoryStore.merge(perStore, after: token?.rekeyed(for: places.map { ($0.key, $0.tag) }), limit: limit)
+            var start = token?.rekeyed(for: places.map { ($0.key, $0.tag) })
+            if token == nil, places.count > 1 {
+                // Read from the start, a store's position starts at its purge mark: the merged tokens name
+                // it, so that resuming from one does not read the store from 0 and find it expired.
+                var positions: [String: Int64] = [:]
+                var tags: [String: UInt32] = [:]
+                for place in places {
+                    let purged = try place.tables.purgedThrough(connection)
+                    guard purged > 0 else { continue }
+                    positions[place.key] = purged
+                    tags[place.key] = place.tag
+                }
+                start = HistoryToken(positions: positions, storeTags: tags)
+            }
+            return HistoryStore.merge(perStore, after: start, limit: limit)
         }
     }
 

@@ -11,7 +11,10 @@ public struct ChangeSet: Sendable, Equatable {
     /// `DataStack` on the same file.
     ///
     /// When the store keeps a persistent history, such a change set holds the exact changes those
-    /// commits recorded; otherwise ``isUnknown`` is set too.
+    /// commits recorded; otherwise ``isUnknown`` is set too. One external change set may cover several
+    /// commits, and it keeps what each did rather than their net effect: an object another process
+    /// created in one commit and edited or deleted in the next is both inserted and updated or
+    /// deleted (an observer may have read it between the two).
     public internal(set) var isExternal = false
     /// Whether what changed is unknown: another connection committed, and the store keeps no history
     /// to read its changes from (or they were purged before this stack read them). Anything may have
@@ -110,6 +113,19 @@ public struct ChangeSet: Sendable, Equatable {
         entities[entity, default: EntityChanges()].recordInserts(ids)
     }
 
+    /// Adds the changes of a later commit of another connection, keeping everything either touched:
+    /// an object created in one commit and edited or deleted in the next stays created *and* edited
+    /// or deleted. An observer may have read between the two commits (another process's commit is
+    /// visible before this stack scans it), so netting them out, as ``merge(_:)`` does within one
+    /// transaction, would hide the later change from it.
+    mutating func mergeKeepingEveryChange(_ later: ChangeSet) {
+        if later.isExternal { isExternal = true }
+        if later.isUnknown { isUnknown = true }
+        for (name, changes) in later.entities {
+            entities[name, default: EntityChanges()].mergeKeepingEveryChange(changes)
+        }
+    }
+
     /// Adds the changes of a later commit: the result is what both commits did together.
     mutating func merge(_ later: ChangeSet) {
         if later.isExternal { isExternal = true }
@@ -206,6 +222,20 @@ public struct EntityChanges: Sendable, Equatable {
         } else {
             updated[id] = fields
         }
+    }
+
+    /// See ``ChangeSet/mergeKeepingEveryChange(_:)``.
+    mutating func mergeKeepingEveryChange(_ later: EntityChanges) {
+        for run in later.insertedRanges.ranges {
+            if let open = openRun {
+                closedRuns.insert(contentsOf: open)
+                openRun = nil
+            }
+            closedRuns.insert(contentsOf: run)
+        }
+        for (id, fields) in later.updated { updated[id, default: []].formUnion(fields) }
+        deleted.formUnion(later.deleted)
+        deletedValues.merge(later.deletedValues) { _, last in last }
     }
 
     mutating func recordDelete(_ id: Int64, preserving values: [String: DatabaseValue]? = nil) {

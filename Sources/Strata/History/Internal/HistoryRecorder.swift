@@ -188,7 +188,7 @@ struct HistoryRecorder {
             var foundOthers = false
             for transaction in transactions where !store.own.contains(transaction.storePosition) {
                 if merged == nil { merged = ChangeSet() }
-                merged?.merge(transaction.changes)
+                merged?.mergeKeepingEveryChange(transaction.changes)
                 foundOthers = true
             }
             // The store changed, yet no commit of another connection is recorded (a purge, or a
