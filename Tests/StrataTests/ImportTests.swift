@@ -365,6 +365,38 @@ struct ImportTests {
         #expect(try await stack.fetchAll(From<ImportedNote>()).map(\.text) == ["GBP", "GBP", "GBP"])
     }
 
+    @Test("upsertAll beside a trigger that writes one row of another table even when the upsert changes nothing: no phantom insert, no row moved")
+    func upsertWithBeforeTrigger() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("rates.sqlite")
+        let (eur, usd) = try await {
+            let stack = try await DataStack(importSchema, storage: SQLiteStore(path: path))
+            let ids = try await stack.perform { tx in
+                (try tx.create(Into<Rate>()) { $0.code = "EUR"; $0.value = 0.9 }.id,
+                 try tx.create(Into<Rate>()) { $0.code = "USD"; $0.value = 1 }.id)
+            }
+            await stack.close()
+            return ids
+        }()
+        // A BEFORE INSERT trigger fires even when the upsert then keeps the existing row: the update
+        // hook sees one row changed, a note whose row ID (1) is a rate's ID too.
+        do {
+            let connection = try Connection(path: path, options: Connection.Options())
+            try connection.execute(
+                "CREATE TRIGGER audit BEFORE INSERT ON Rate BEGIN INSERT INTO ImportedNote(id, text, created) VALUES (NULL, NEW.code, 0); END")
+        }
+        let stack = try await DataStack(importSchema, storage: SQLiteStore(path: path))
+        let result = try await stack.perform { tx in
+            try tx.upsertAll(Into<Rate>(), from: [("EUR", 0.5)], uniqueBy: \.code, policy: .keepExisting) { row, rate in
+                (rate.code, rate.value) = row
+            }
+        }
+        #expect(result.skipped == 1 && result.insertedIDs.isEmpty && result.updatedIDs.isEmpty)
+        #expect(try await stack.fetchExisting(eur)?.value == 0.9)
+        #expect(try await stack.fetchExisting(usd)?.code == "USD")
+        #expect(try await stack.fetchCount(From<Rate>()) == 2)
+    }
+
     @Test("upsertAll never gives a new row the ID of a deleted object, whether it was deleted before or in the same transaction")
     func upsertAfterDeletes() async throws {
         let directory = try TemporaryDirectory()

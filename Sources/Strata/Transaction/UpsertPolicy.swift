@@ -97,7 +97,7 @@ extension Transaction {
         return try atomically {
             var result = ImportResult<E>()
             var index = -1
-            try connection.noteRowChanges { notes in
+            try connection.noteRowChanges(of: description.name) { notes in
                 for source in sources {
                     index += 1
                     try importing(E.self, index) {
@@ -206,16 +206,18 @@ extension Transaction {
     }
 
     /// What an upsert did: inserted or updated the row with the row ID, or `nil` when it changed no row.
-    /// The update hook saw that one row, or none; more than one (a trigger of another program's changed
-    /// other rows too) leaves the outcome to SQLite's counts (which ignore triggers), and an updated
-    /// row to be found by its key.
+    /// The update hook saw that one row, or none; more than one, or one of another table (a trigger of
+    /// another program's changed other rows too) leaves the outcome to SQLite's counts (which ignore
+    /// triggers), and an updated row to be found by its key.
     private func upsertOutcome<Key: DatabaseValueConvertible>(
         _ changes: RowChanges, _ plan: UpsertPlan, key: () -> Key
     ) throws(StrataError) -> (inserted: Bool, rowID: Int64)? {
         let findID = plan.findID
         switch changes.count {
         case 0: return nil
-        case 1: return (changes.inserted, changes.rowID)
+        // One row changed, of this table: the statement's own (a trigger that changed a row of another
+        // table, even when the upsert did nothing, takes the way below).
+        case 1 where !changes.elsewhere: return (changes.inserted, changes.rowID)
         default:
             let inserted = connection.lastInsertRowID
             if inserted != 0 { return (true, inserted) }
