@@ -22,6 +22,13 @@ public struct MigrationChange: Sendable {
         /// The entity of the type the transform decodes and writes: it must be the destination version's.
         let entity: EntityDescription
         let run: @Sendable (Row, MigrationObject, Statement) throws -> Void
+
+        /// The destination object could not be read: the value of its column `column` (its field's type
+        /// changed) is not one the field's type can hold.
+        struct Unreadable: Error {
+            let column: String
+            let error: StrataError
+        }
     }
 
     let kind: Kind
@@ -57,6 +64,11 @@ public struct MigrationChange: Sendable {
     /// source object by field name and change the destination object's stored fields and to-one
     /// relationships as it likes. IDs never change.
     ///
+    /// A field whose stored value the destination type cannot read (a `String` that became an enum,
+    /// a value that became `@Coded`, a `nil` in a field that became required) arrives with its
+    /// declared default (`nil` when it is optional, else its type's zero when it declares none):
+    /// `body` converts it from the source object's value, as it sets a new field.
+    ///
     /// To-many relationships arrive empty and derived fields with their type's zero: both are kept
     /// apart from the object's row (to-many relationships are carried over unchanged, derived fields
     /// are computed when read). A `body` that changes one of them throws
@@ -68,7 +80,13 @@ public struct MigrationChange: Sendable {
         let description = E.entityDescription
         let keptApart = !description.toMany.isEmpty || !description.derived.isEmpty
         return MigrationChange(kind: .transform(entity: description.name, Transform(entity: description) { row, source, insert in
-            var object = try E(row: row)
+            var object: E
+            do {
+                object = try E(row: row)
+            } catch let error as StrataError where error.code == .typeMismatch && error.field != nil {
+                // A value the destination type cannot read: the migrator starts that field at its default.
+                throw Transform.Unreadable(column: error.field ?? "", error: error)
+            }
             let before = keptApart ? FieldEncoder.collect(object) : nil
             try body(source, &object)
             var encoder = FieldEncoder(mode: .bind(insert, firstIndex: 2))

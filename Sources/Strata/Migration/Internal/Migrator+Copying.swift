@@ -39,7 +39,10 @@ extension Migrator {
         // then hidden position columns; then the source object's fields.
         let fieldExpressions = expressions.prefix(fieldCount)
         let hiddenExpressions = expressions.dropFirst(fieldCount)
-        let select = ["\"id\""] + fieldExpressions
+        // Each field's value is named by its destination column: a value the destination type cannot
+        // read is reported under that name.
+        let namedFields = zip(fieldExpressions, destination.fields).map { "\($0) AS \(dialect.quote($1.column))" }
+        let select = ["\"id\""] + namedFields
             + Array(repeating: "'[]'", count: destination.toMany.count) + Array(repeating: "0", count: destination.derived.count)
             + hiddenExpressions + source.fields.map { dialect.quote($0.column) }
         let query = try connection.makeStatement(
@@ -63,7 +66,7 @@ extension Migrator {
             insert.reset()
             try insert.bind(.integer(id), at: 1)
             do {
-                try transform.run(Row(statement: query), object, insert)
+                try runReplacingUnreadable(transform, query: query, columns: select.count, destination: destination, object, insert)
             } catch let error as StrataError {
                 throw error.with(entity: destination.name).adding(place: "transforming \(destination.name) object \(id)")
             } catch {
@@ -92,6 +95,43 @@ extension Migrator {
         }
         query.reset()
         if pending > 0 { try onRows(pending) }
+    }
+
+    /// Runs `transform` on the row `query` is on. When the destination object cannot be read because a
+    /// field's value is not one its type can hold (the field's Swift type changed, or it became required),
+    /// runs it again on a copy of the row with that field's default in its place, until it reads: the
+    /// transform converts the field from the source object.
+    private func runReplacingUnreadable(
+        _ transform: MigrationChange.Transform, query: Statement, columns: Int, destination: EntityDescription,
+        _ object: MigrationObject, _ insert: Statement
+    ) throws {
+        var row = Row(statement: query)
+        var replaced: [Int: DatabaseValue] = [:]
+        var copy: Statement?
+        defer { copy?.reset() }
+        while true {
+            do {
+                return try transform.run(row, object, insert)
+            } catch let unreadable as MigrationChange.Transform.Unreadable {
+                guard let index = destination.fields.firstIndex(where: { $0.column == unreadable.column }),
+                    replaced[index] == nil
+                else { throw unreadable.error }
+                let field = destination.fields[index]
+                replaced[index] = field.defaultValue ?? (field.isOptional ? .null : MigrationPlan.zero(field.storageClass))
+                // A statement that selects the bound values, named as `query`'s columns: a row of its own.
+                if copy == nil {
+                    let names = (0..<Int32(columns)).map { "?\($0 + 1) AS \(dialect.quote(query.columnName(at: $0)))" }
+                    copy = try connection.makeStatement("SELECT " + names.joined(separator: ", "))
+                }
+                guard let copy else { return }
+                copy.reset()
+                var values = (0..<Int32(columns)).map { query.value(at: $0) }
+                for (index, value) in replaced { values[1 + index] = value }
+                try copy.bind(values)
+                _ = try copy.step()
+                row = Row(statement: copy)
+            }
+        }
     }
 
     /// Deletes the objects of a source entity that `predicate` selects, with their join rows, and clears
