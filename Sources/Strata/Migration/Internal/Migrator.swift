@@ -219,12 +219,19 @@ struct Migrator {
             default: break
             }
         }
+        // ID marks move with their tables, through keys of their own first (entities that swap names).
         for table in plan.tables {
             guard let source = table.source, let destination = table.destination, source.name != destination.name else { continue }
             try rename(Self.keptName(destination.name), to: destination.name)
             try connection.execute(
                 "UPDATE \(SchemaSQL.metadataTable) SET key = ? WHERE key = ?",
-                [.text(SchemaSQL.idMarkKey(destination.name)), .text(SchemaSQL.idMarkKey(source.name))])
+                [.text(Self.keptName(SchemaSQL.idMarkKey(destination.name))), .text(SchemaSQL.idMarkKey(source.name))])
+        }
+        for table in plan.tables {
+            guard let source = table.source, let destination = table.destination, source.name != destination.name else { continue }
+            try connection.execute(
+                "UPDATE \(SchemaSQL.metadataTable) SET key = ? WHERE key = ?",
+                [.text(SchemaSQL.idMarkKey(destination.name)), .text(Self.keptName(SchemaSQL.idMarkKey(destination.name)))])
         }
         for join in plan.joins {
             if case .keep(let source, let destination) = join, source != destination.name {
@@ -253,6 +260,7 @@ struct Migrator {
             try rename(Self.newName(destination.name), to: destination.name)
         }
         // Columns of kept tables, new tables, and every index.
+        var wantedIndexes: [String: [(name: String, statement: String)]] = [:]
         for table in plan.tables {
             guard let destination = table.destination else { continue }
             let name = dialect.quote(destination.name)
@@ -276,19 +284,20 @@ struct Migrator {
             default:
                 break
             }
-            try reconcileIndexes(table: destination.name, wanted: sql.indexes(destination, graph: plan.destinationGraph))
+            wantedIndexes[destination.name] = sql.indexes(destination, graph: plan.destinationGraph)
         }
         for join in plan.joins {
             switch join {
             case .create(let table):
                 try connection.execute(sql.createTable(table))
-                try reconcileIndexes(table: table.name, wanted: sql.joinIndexes(table))
+                wantedIndexes[table.name] = sql.joinIndexes(table)
             case .keep(_, let table):
-                try reconcileIndexes(table: table.name, wanted: sql.joinIndexes(table))
+                wantedIndexes[table.name] = sql.joinIndexes(table)
             case .drop:
                 break
             }
         }
+        try reconcileIndexes(wantedIndexes)
         for (number, move) in plan.linkMoves.enumerated() {
             try writeLinks(move, from: Self.linksName(number), graph: plan.destinationGraph)
         }
@@ -310,21 +319,39 @@ struct Migrator {
         try connection.execute("ALTER TABLE \(dialect.quote(old)) RENAME TO \(dialect.quote(new))")
     }
 
-    /// Drops the indexes of `table` that are not wanted (by name) and creates the wanted ones it lacks.
-    private func reconcileIndexes(table: String, wanted: [(name: String, statement: String)]) throws(StrataError) {
+    /// Gives the tables the indexes wanted, by table: drops every index of theirs that is not wanted as
+    /// it is (by name, table and definition: SQLite keeps an index's name when its table or column is
+    /// renamed, so a name may now belong to another table, or cover another column), then creates the
+    /// wanted ones missing. All drops come first: a name a renamed table's index still has may be one a
+    /// new table wants.
+    private func reconcileIndexes(_ wanted: [String: [(name: String, statement: String)]]) throws(StrataError) {
         let statement = try connection.makeStatement(
-            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
-        try statement.bind([.text(table)])
-        var existing: Set<String> = []
+            "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
+        var existing: [(name: String, table: String, sql: String)] = []
         while try statement.step() {
-            if case .text(let name) = statement.value(at: 0) { existing.insert(name) }
+            guard case .text(let name) = statement.value(at: 0), case .text(let table) = statement.value(at: 1),
+                case .text(let sql) = statement.value(at: 2)
+            else { continue }
+            existing.append((name, table, sql))
         }
-        let names = Set(wanted.map(\.name))
-        for name in existing.sorted() where !names.contains(name) {
-            try connection.execute("DROP INDEX \(dialect.quote(name))")
+        statement.reset()
+        func normalized(_ sql: String) -> String { sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        var kept: Set<String> = []
+        for index in existing.sorted(by: { $0.name < $1.name }) {
+            let inScope = wanted[index.table] != nil || wanted.values.contains { $0.contains { $0.name == index.name } }
+            guard inScope else { continue }
+            if let match = wanted[index.table]?.first(where: { $0.name == index.name }),
+                normalized(match.statement) == normalized(index.sql)
+            {
+                kept.insert(index.name)
+            } else {
+                try connection.execute("DROP INDEX \(dialect.quote(index.name))")
+            }
         }
-        for index in wanted where !existing.contains(index.name) {
-            try connection.execute(index.statement)
+        for (_, indexes) in wanted.sorted(by: { $0.key < $1.key }) {
+            for index in indexes where !kept.contains(index.name) {
+                try connection.execute(index.statement)
+            }
         }
     }
 
