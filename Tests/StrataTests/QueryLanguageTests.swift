@@ -252,6 +252,25 @@ struct QueryTests {
         await expectStrataError(.typeMismatch) { try await stack.queryValue(From<Item>().select(Int.self, .attribute(\.name))) }
     }
 
+    @Test("without groups, a limit and an offset choose the rows an aggregate reads, as fetchCount counts them")
+    func aggregateOfLimitedRows() async throws {
+        let stack = try await makeItemStack(sampleItems)
+        let ages = try await stack.fetchAll(From<Item>().orderBy(.descending(\.age))).map(\.age)
+        #expect(try await stack.fetchCount(From<Item>().offset(2)) == ages.count - 2)
+        // Before, the limit and offset applied to the one row of results: the offset gave nil, the limit nothing.
+        #expect(try await stack.queryValue(From<Item>().offset(2).select(Int.self, .count(\.id))) == ages.count - 2)
+        #expect(try await stack.queryValue(From<Item>().orderBy(.descending(\.age)).limit(2).select(Int.self, .sum(\.age)))
+            == ages.prefix(2).reduce(0, +))
+        #expect(try await stack.queryValue(
+            From<Item>().orderBy(.descending(\.age)).select(Int.self, .minimum(\.age)).tweak(.limit(3), .offset(1)))
+            == ages.dropFirst().prefix(3).min())
+        let row = try #require(try await stack.queryAttributes(
+            From<Item>().orderBy(.ascending(\.age)).limit(2).select(.count(\.id), .maximum(\.age))).first)
+        #expect(row["count(id)"] == .integer(2) && row["maximum(age)"] == .integer(Int64(ages.reversed()[1])))
+        // With groups, they still choose groups.
+        #expect(try await stack.queryAttributes(From<Item>().select(.attribute(\.flag), .count(\.id)).groupBy(\.flag).tweak(.limit(1))).count == 1)
+    }
+
     @Test("queryAttributes returns keyed rows, grouped and ordered, with default keys or aliases")
     func queryAttributes() async throws {
         let stack = try await makeItemStack(sampleItems)

@@ -155,6 +155,9 @@ struct SeveralStoresTests {
         #expect(try await stack.queryValue(From<StoreNote>().select(Int.self, .sum(\.rank))) == 21)
         #expect(try await stack.queryValue(From<StoreNote>("Shared").select(Int.self, .maximum(\.rank))) == 5)
         #expect(try await stack.queryValue(From<StoreNote>().where(\.rank < 3).select(Int.self, .count(\.rank))) == 2)
+        // A limit and an offset choose the rows an aggregate reads, across the stores.
+        #expect(try await stack.queryValue(all.limit(4).offset(1).select(Int.self, .sum(\.rank))) == 2 + 3 + 4 + 5)
+        #expect(try await stack.queryValue(all.offset(4).select(Int.self, .count(\.id))) == 2)
         let ids = try await stack.fetchIDs(all)
         #expect(ids.count == 6)
         #expect(Set(ids.map(\.rawValue)).count == 6, "an entity's IDs are unique across the stack's stores")

@@ -13,6 +13,12 @@ public struct Query<E: Entity, Result: Sendable>: Sendable {
     let terms: [SelectTerm<E>]
     var groups: [Swift.Result<ColumnRef, StrataError>] = []
 
+    /// Whether the query aggregates, without groups, rows that a limit or an offset chooses: the rows
+    /// are then selected in a subquery the aggregates read.
+    var aggregatesLimitedRows: Bool {
+        groups.isEmpty && (from.limit != nil || from.offset != nil) && terms.contains { $0.function != .attribute }
+    }
+
     /// Keeps only the objects that match (AND-combined with an earlier filter).
     public func `where`(_ predicate: Where<E>) -> Query<E, Result> {
         var copy = self
@@ -41,7 +47,10 @@ public struct Query<E: Entity, Result: Sendable>: Sendable {
         return copy
     }
 
-    /// Applies limit and offset.
+    /// Applies limit and offset. Without `groupBy`, they choose the rows
+    /// the query reads: `From<Person>().orderBy(.descending(\.age)).limit(10).select(Double.self,
+    /// .average(\.age))` is the average age of the ten oldest, as ``DataStack/fetchCount(_:)`` counts the
+    /// rows a limit and an offset choose. With groups, they choose groups.
     public func tweak(_ tweaks: Tweak...) -> Query<E, Result> {
         var copy = self
         for tweak in tweaks { copy.from = copy.from.tweak(tweak) }

@@ -103,16 +103,26 @@ extension QueryBuilder {
             result.append(bindingsOf: part)
         }
         let values = query.terms.enumerated().map { index, term in term.sql(over: "\"_c\(index)\"") }
-        result.sql = "SELECT \(values.joined(separator: ", ")) FROM (\(parts.joined(separator: " UNION ALL ")))"
-        if !query.groups.isEmpty {
-            result.sql += " GROUP BY " + query.groups.indices.map { "\"_g\($0)\"" }.joined(separator: ", ")
-        }
+        let union = "(\(parts.joined(separator: " UNION ALL ")))"
+        var order = ""
         if !from.order.terms.isEmpty {
             let keys = from.order.terms.enumerated().map { index, term in
                 "\"_o\(index)\"" + (term.collation.map { " COLLATE \($0)" } ?? "") + (term.ascending ? " ASC" : " DESC")
             }
-            result.sql += " ORDER BY " + keys.joined(separator: ", ")
+            order = " ORDER BY " + keys.joined(separator: ", ")
         }
+        if query.aggregatesLimitedRows {
+            // The limit and offset choose the rows the aggregates read (see SQLQueryBuilder.select).
+            result.sql = "SELECT * FROM \(union)" + order
+            if let builder = branches.first?.builder { builder.appendLimit(from, to: &result) }
+            result.sql = "SELECT \(values.joined(separator: ", ")) FROM (\(result.sql))"
+            return result
+        }
+        result.sql = "SELECT \(values.joined(separator: ", ")) FROM \(union)"
+        if !query.groups.isEmpty {
+            result.sql += " GROUP BY " + query.groups.indices.map { "\"_g\($0)\"" }.joined(separator: ", ")
+        }
+        result.sql += order
         if let builder = branches.first?.builder { builder.appendLimit(from, to: &result) }
         return result
     }

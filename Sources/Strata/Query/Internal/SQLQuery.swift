@@ -84,6 +84,20 @@ struct QueryBuilder: Sendable {
         let table = qualified(entityName)
         var result = SQLQuery(sql: "", bindings: [])
         var columns: [String] = []
+        if query.aggregatesLimitedRows {
+            // The limit and offset choose the rows the aggregates read, as they do for fetchCount: the
+            // rows are selected first, the aggregates read them.
+            for (index, term) in query.terms.enumerated() {
+                columns.append(try columnSQL(try term.column.get(), qualifier: table, into: &result) + " AS \"_c\(index)\"")
+            }
+            result.sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)" + result.sql
+            try appendWhere(from.predicate, qualifier: table, to: &result)
+            try appendOrder(from.order, qualifier: table, to: &result)
+            appendLimit(from, to: &result)
+            let values = query.terms.enumerated().map { index, term in term.sql(over: "\"_c\(index)\"") }
+            result.sql = "SELECT \(values.joined(separator: ", ")) FROM (\(result.sql))"
+            return result
+        }
         for term in query.terms {
             let column = try columnSQL(try term.column.get(), qualifier: table, into: &result)
             columns.append(term.sql(over: column))
