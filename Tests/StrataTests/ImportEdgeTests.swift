@@ -158,6 +158,31 @@ struct ImportEdgeTests {
         #expect(one.count == 1)
     }
 
+    @Test("several tasks iterate one progress, each to the end with the final summary; a cancelled one stops alone")
+    func progressWithSeveralConsumers() async throws {
+        let stack = try await DataStack(importEdgeSchema)
+        let progress = ImportProgress()
+        let consume: @Sendable () async -> ImportSummary? = {
+            var last: ImportSummary?
+            for await summary in progress { last = summary }
+            return last
+        }
+        let cancelled = Task { await consume() }
+        cancelled.cancel()
+        _ = await cancelled.value
+        let first = Task { await consume() }
+        let second = Task { await consume() }
+        let sources = (0..<5).map { AuthorSource(key: "k\($0)", name: "N\($0)") }
+        let summary = try await stack.importUniqueObjects(Into<ImportedAuthor>(), from: sources.async, chunkSize: 2, progress: progress)
+        #expect(summary.inserted == 5)
+        // Before, the consumers shared one stream: one of them took the last summary (or the process
+        // trapped on two tasks awaiting it at once), and the cancelled one ended it for all.
+        #expect(await first.value == summary)
+        #expect(await second.value == summary)
+        // A consumer that starts after the import gets the final summary, then the end.
+        #expect(await consume() == summary)
+    }
+
     @Test("a streamed import refused for its chunk size leaves its progress to the corrected call")
     func refusedChunkSizeKeepsProgress() async throws {
         let stack = try await DataStack(importEdgeSchema)
