@@ -141,6 +141,14 @@ extension FormatPredicateTests {
         #expect(reason(formatError("%@ < name", [5])).contains("key 'name', stored as TEXT"))
         #expect(reason(formatError("age IN %@", [["1", "2"]])).contains("key 'age', stored as INTEGER"))
         #expect(reason(formatError("name IN {1, 2}")).contains("key 'name', stored as TEXT"))
+        // BETWEEN and ranges too: before, a server's query-string text for a number matched nothing, silently.
+        #expect(reason(formatError("score BETWEEN %@", [["5", "9"]])).contains("key 'score', stored as REAL"))
+        #expect(reason(formatError("score BETWEEN {'5', 9}")).contains("key 'score', stored as REAL"))
+        #expect(reason(formatError("name BETWEEN {1, 5}")).contains("key 'name', stored as TEXT"))
+        #expect(reason(formatError("name BETWEEN %@", [1...5])).contains("key 'name', stored as TEXT"))
+        #expect(reason(formatError("name IN %@", [1..<5])).contains("key 'name', stored as TEXT"))
+        #expect(Where<FormatFriend>(format: "score BETWEEN {2, 9.5}", arguments: []).expression.isValidForTests)
+        #expect(Where<FormatFriend>(format: "age IN %@", arguments: [1...5]).expression.isValidForTests)
         #expect(Where<FormatFriend>(format: "age IN %@", arguments: [[1, 2]]).expression.isValidForTests)
         // Numbers compare across integer and real keys; nil compares with any key.
         #expect(Where<FormatFriend>(format: "age > %@", arguments: [2.5]).expression.isValidForTests)

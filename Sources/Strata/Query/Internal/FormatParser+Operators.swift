@@ -140,8 +140,10 @@ extension FormatParser {
             for value in values { try checkType(of: value, against: left, right, operatorToken) }
             return .inList(lhs, values, negated: false)
         case .object(.closedRange(let lower, let upper)):
+            for value in [lower, upper] { try checkType(of: value, against: left, right, operatorToken) }
             return .between(lhs, .value(lower), .value(upper))
         case .object(.halfOpenRange(let lower, let upper)):
+            for value in [lower, upper] { try checkType(of: value, against: left, right, operatorToken) }
             return .and(.compare(lhs, .greaterOrEqual, .value(lower)), .compare(lhs, .less, .value(upper)))
         case .object(.scalar(let value)):
             throw FormatError(
@@ -167,7 +169,9 @@ extension FormatParser {
             let (elements, brace) = try parseList(after: operatorToken)
             var expressions: [SQLExpression] = []
             for element in elements {
-                expressions.append(try scalar(element, for: operatorToken))
+                let bound = try scalar(element, for: operatorToken)
+                if case .value(let value) = bound { try checkType(of: value, against: left, element, operatorToken) }
+                expressions.append(bound)
             }
             bounds = expressions
             boundsToken = brace
@@ -175,8 +179,12 @@ extension FormatParser {
             let right = try expectOperand(after: operatorToken)
             boundsToken = right.token
             switch right.operand {
-            case .object(.collection(let values)): bounds = values.map { .value($0) }
-            case .object(.closedRange(let lower, let upper)): bounds = [.value(lower), .value(upper)]
+            case .object(.collection(let values)):
+                for value in values { try checkType(of: value, against: left, right, operatorToken) }
+                bounds = values.map { .value($0) }
+            case .object(.closedRange(let lower, let upper)):
+                for value in [lower, upper] { try checkType(of: value, against: left, right, operatorToken) }
+                bounds = [.value(lower), .value(upper)]
             case .object(.halfOpenRange):
                 throw FormatError(
                     "BETWEEN at position \(operatorToken.position) includes both bounds; pass a ClosedRange "
