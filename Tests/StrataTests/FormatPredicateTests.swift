@@ -335,6 +335,11 @@ struct FormatPredicateTests {
         // SQLite's own parser limits how deeply `NOT coalesce(…)` nests (about 20 levels).
         let negations = String(repeating: "NOT ", count: 10) + "age > 30"
         #expect(try await fixture.names(Where(negations)) == fixture.names(\.age > 30))
+        // Deeper, SQLite refuses the statement: an unsupported query that says what to do, not a bare
+        // "parser stack overflow".
+        let tooDeep = String(repeating: "NOT ", count: 40) + "age > 30"
+        let error = await expectStrataError(.unsupportedQuery) { _ = try await fixture.names(Where(tooDeep)) }
+        #expect(error?.message.contains("Flatten it") == true)
     }
 
     @Test("Every prefix of a format string either parses or is rejected, never crashes")

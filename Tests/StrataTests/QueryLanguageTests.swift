@@ -116,9 +116,11 @@ struct WhereTests {
     func computedKeyPath() async throws {
         let stack = try await makeItemStack(sampleItems)
         let error = await expectStrataError(.unsupportedQuery) {
-            try await stack.fetchAll(From<Item>().where(\.name.count > 3))
+            try await stack.fetchAll(From<Item>().where(\.age > 3 && \.name.isEmpty == false))
         }
         #expect(error?.entity == "Item")
+        // It says which key path (as far as the platform can print it: its value's type at least).
+        #expect(error?.message.contains("Bool") == true, "\(String(describing: error))")
     }
 
     @Test("values are bound, never spliced into SQL")

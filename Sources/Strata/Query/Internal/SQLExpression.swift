@@ -162,7 +162,7 @@ enum ColumnResolver {
         }
         return .failure(StrataError(
             .unsupportedQuery,
-            "A key path of \(E.self) used in a query is not a stored field; only stored fields, the ID, derived "
+            "A key path of \(E.self) used in a query (\(PredicateKeyPathName.describe(keyPath))) is not a stored field; only stored fields, the ID, derived "
                 + "fields, to-many counts and fields of related objects (\\.owner?.name) can be filtered and sorted on.",
             entity: E.entityDescription.name))
     }

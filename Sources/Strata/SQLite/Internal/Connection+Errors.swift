@@ -63,6 +63,12 @@ extension Connection {
             what = "The statement binds \(bound) values, more than SQLite takes in one statement (\(limit), its "
                 + "SQLITE_LIMIT_VARIABLE_NUMBER): a filter's in list or chain of || is too long. Split the values over "
                 + "several fetches, or filter on a field the objects share."
+        case SQLITE_ERROR where text == "parser stack overflow" || text.hasPrefix("Expression tree is too large"):
+            // A filter nested deeper than SQLite's parser takes (about 20 nested NOTs or relationship hops).
+            code = .unsupportedQuery
+            what = "The statement nests deeper than SQLite's parser takes (\(text)): a filter with many nested NOTs, "
+                + "ANY tests or relationship hops. Flatten it: combine conditions with && and ||, compare with a list "
+                + "(IN) instead of nested tests, or fetch in two steps."
         case SQLITE_ERROR where text == "integer overflow":
             code = .sqlite
             what = "A sum of integers went past Int64's range (integer overflow). Sum a Double field instead, or add the "
