@@ -120,6 +120,39 @@ struct MetricsTracingTests {
         #expect(fetches >= 2)
     }
 
+    @Test("a fetch that waited for a permit while its observation stopped gives the permit back without reading")
+    func abandonedFetchDoesNotRead() async throws {
+        let instruments = Instruments()
+        var configuration = instruments.configuration()
+        configuration.maximumConcurrentObservationFetches = 1
+        let stack = try await makeStack(configuration: configuration).0
+        let center = stack.observation
+        // The test holds the only permit.
+        let (held, holding) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            try await center.withFetchPermit {
+                holding.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in held { break }
+        let observer = Task {
+            for try await _ in stack.countPublisher(From<Person>()) {}
+        }
+        await center.waitForPermitWaiters()
+        observer.cancel()
+        _ = await observer.result
+        let fetches = { try instruments.metrics.expectCounter("strata_observation_fetches_total", instruments.dimensions).totalValue }
+        let before = try fetches()
+        releasing.yield()
+        try await holder.value
+        // Permits go first come, first served: once this one is granted, the waiting fetch had its turn.
+        try await center.withFetchPermit {}
+        #expect(try fetches() == before + 1, "only this last permit's fetch counted; the abandoned one did not read")
+        await stack.close()
+    }
+
     @Test("each transaction and read has a span whose parent is the caller's, with entities and statement count")
     func spans() async throws {
         let instruments = Instruments()

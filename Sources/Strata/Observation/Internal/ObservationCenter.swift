@@ -64,11 +64,20 @@ final class ObservationCenter: Sendable {
     /// Runs an observation fetch once fewer than the maximum run: however many publishers are active,
     /// their fetches leave the writer (and the rest of the app) its share of the machine. Changes that
     /// arrive while a publisher waits are coalesced into its next fetch.
-    func withFetchPermit<T>(_ body: () async throws -> T) async throws -> T {
+    ///
+    /// `isWanted` is asked once the permit is granted: a fetch no longer wanted (its observation stopped
+    /// while it waited) gives the permit back at once and throws `CancellationError`, without a read.
+    func withFetchPermit<T>(isWanted: () -> Bool = { true }, _ body: () async throws -> T) async throws -> T {
         _ = try await permits.acquire()
         defer { permits.release(()) }
+        guard isWanted() else { throw CancellationError() }
         metrics?.observationFetches.increment()
         return try await body()
+    }
+
+    /// Returns once at least `count` fetches wait for a permit (for tests).
+    func waitForPermitWaiters(_ count: Int = 1) async {
+        await permits.waitForWaiters(count)
     }
 
     /// Takes a fetch permit without waiting; give it back with ``releaseFetchPermit()``.

@@ -140,11 +140,15 @@ final class ObservationCore<Value: Sendable>: Sendable {
         let readers = self.readers
         Task { [weak self] in
             let result: Result<(Value, Int?), any Error>
+            // The observation may stop while the fetch waits (its last consumer gone): then neither the
+            // permit nor a reader is spent on a fetch nobody will see.
+            let isWanted: @Sendable () -> Bool = { [weak self] in self?.wants(epoch) ?? false }
             do {
-                result = .success(try await center.withFetchPermit {
+                result = .success(try await center.withFetchPermit(isWanted: isWanted) {
                     // A lease, not `read`: an observation fetch is no read of a caller's, so it has no span.
                     try await readers.acquire().lease(returningTo: readers) { connection in
-                        try Self.run(fetch, previous, changes, connection)
+                        guard isWanted() else { throw CancellationError() }
+                        return try Self.run(fetch, previous, changes, connection)
                     }
                 })
             } catch {
@@ -161,6 +165,11 @@ final class ObservationCore<Value: Sendable>: Sendable {
     ) throws -> (Value, Int?) {
         let seen = try connection.commitsSeen()
         return (try fetch(previous, changes, connection), seen)
+    }
+
+    /// Whether the fetch of `epoch` is still the one the observation waits for.
+    private func wants(_ epoch: Int) -> Bool {
+        state.withLock { $0.machine.wants(epoch: epoch) }
     }
 
     private func fetchCompleted(epoch: Int, _ result: Result<(Value, Int?), any Error>) {

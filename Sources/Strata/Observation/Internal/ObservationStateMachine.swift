@@ -49,6 +49,12 @@ struct ObservationStateMachine<Value: Sendable> {
     private var pendingUnnumbered = false
     private var failure: (any Error)?
     private var epoch = 0
+
+    /// Whether a fetch started for `epoch` is still the one the observation waits for: it is active,
+    /// and no stop or newer fetch made the epoch stale.
+    func wants(epoch: Int) -> Bool {
+        epoch == self.epoch && isActive
+    }
     private(set) var isActive = false
     /// How many fetches were started, for tests of coalescing and relevance.
     private(set) var fetchCount = 0
