@@ -29,6 +29,8 @@ public struct FieldDescription: Sendable, Hashable {
     /// The field's name in the version before (`@Field(renamedFrom:)`): a migration from a version whose
     /// entity has a field of that name and none of this one's name or column renames it.
     public private(set) var renamedFrom: String? = nil
+    /// The family of the field's Swift type, for migrations that convert it (see ``ValueFamily``).
+    var valueFamily = ValueFamily.other
 
     /// The kinds of stored field.
     public enum FieldKind: Sendable, Hashable {
@@ -58,6 +60,7 @@ public struct FieldDescription: Sendable, Hashable {
             isOptional: Value.isOptional, options: options, defaultValue: nil,
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
         field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
+        field.valueFamily = .of(Value.self)
         return field
     }
 
@@ -75,6 +78,7 @@ public struct FieldDescription: Sendable, Hashable {
             isOptional: Value.isOptional, options: options, defaultValue: defaultValue.databaseValue,
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
         field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
+        field.valueFamily = .of(Value.self)
         return field
     }
 

@@ -5,12 +5,31 @@ import Foundation
 struct MigrationPlan {
     /// How a destination column gets its values from the source table.
     enum ColumnSource {
-        /// A source column, possibly converted (`CAST(... AS cast)`), with `fill` for its `NULL`s.
-        case column(String, cast: String?, fill: DatabaseValue?, checkNulls: Bool)
+        /// A source column, possibly converted, with `fill` for its `NULL`s.
+        case column(String, convert: Conversion?, fill: DatabaseValue?, checkNulls: Bool)
         /// A value for every row (a new field's default or fill, or `NULL`).
         case value(DatabaseValue)
         /// A fresh value per row: a new field's dynamic initial value.
         case perRow(@Sendable () -> DatabaseValue)
+    }
+
+    /// How a column's values change type, exactly (a migration infers no conversion that changes a value).
+    enum Conversion: Equatable {
+        /// `CAST(column AS type)`.
+        case cast(String)
+        /// A `Bool`'s 0 and 1 as Swift prints them: `false`, `true`.
+        case boolText
+        /// A number as Swift prints a `Double`, or a `Float` (`strata_real_text`).
+        case realText(float: Bool)
+    }
+
+    /// Values a conversion could not keep exactly: the rows where `condition` (SQL over the source column)
+    /// holds refuse the step.
+    struct Exactness {
+        let column: String
+        let property: String
+        let condition: String
+        let reason: String
     }
 
     /// What happens to one entity's table.
@@ -41,6 +60,8 @@ struct MigrationPlan {
         var addedColumns: [String] = []
         /// Destination columns that become unique: checked for duplicates before the copy.
         var newlyUnique: [String] = []
+        /// Source values an inferred conversion could not keep exactly (checked before anything is copied).
+        var exactness: [Exactness] = []
         /// The transform, for `.transform`.
         var transform: MigrationChange.Transform?
 
@@ -299,16 +320,18 @@ struct MigrationPlan {
             }
             matchedSource.insert(match.column)
             // A kind or type change inference can do, or a refusal.
-            var cast: String?
+            var convert: Conversion?
             if match.storageClass != field.storageClass {
-                switch (match.storageClass, field.storageClass) {
-                case (.integer, .real): cast = "REAL"
-                case (.integer, .text), (.real, .text): cast = "TEXT"
-                default:
+                let inferred = Self.conversion(from: match, to: field, entity: entity.name, checked: transform == nil)
+                switch inferred {
+                case .converted(let conversion, let exactness):
+                    convert = conversion
+                    if let exactness { table.exactness.append(exactness) }
+                case .refused(let reason):
                     guard transform != nil else {
                         throw fail(
                             "\(entity.name).\(field.property) changes from \(match.storageClass.rawValue) to "
-                                + "\(field.storageClass.rawValue), which can lose data. Convert it in a .transform.",
+                                + "\(field.storageClass.rawValue), \(reason). Convert it in a .transform.",
                             entity.name, field.property)
                     }
                     table.columns.append((field.column, .value(Self.zero(field.storageClass))))
@@ -324,13 +347,13 @@ struct MigrationPlan {
                     entity.name, field.property)
             }
             let becomesRequired = match.isOptional && !field.isOptional
-            table.columns.append((field.column, .column(match.column, cast: cast, fill: becomesRequired ? fill : nil, checkNulls: becomesRequired)))
+            table.columns.append((field.column, .column(match.column, convert: convert, fill: becomesRequired ? fill : nil, checkNulls: becomesRequired)))
             if field.isUnique && !match.isUnique { table.newlyUnique.append(field.column) }
             if match.column != field.column { table.renamedColumns.append((match.column, field.column)) }
             let renamedDefinition = sourceDefinitions[match.column].map {
                 SQLiteDialect().quote(field.column) + $0.dropFirst(SQLiteDialect().quote(match.column).count)
             }
-            if cast != nil || becomesRequired || renamedDefinition != destinationDefinitions[field.column] {
+            if convert != nil || becomesRequired || renamedDefinition != destinationDefinitions[field.column] {
                 needsRebuild = true
             }
         }
@@ -348,7 +371,7 @@ struct MigrationPlan {
                 sourcePositions.contains(sourceHidden)
             {
                 matchedSource.insert(sourceHidden)
-                table.columns.append((hidden, .column(sourceHidden, cast: nil, fill: nil, checkNulls: false)))
+                table.columns.append((hidden, .column(sourceHidden, convert: nil, fill: nil, checkNulls: false)))
                 if sourceHidden != hidden { table.renamedColumns.append((sourceHidden, hidden)) }
             } else {
                 table.columns.append((hidden, .value(.null)))
@@ -359,8 +382,10 @@ struct MigrationPlan {
         let sourceColumns = old.fields.map(\.column) + (sourceGraph.positionColumns[old.name] ?? [])
         if sourceColumns.contains(where: { !matchedSource.contains($0) }) { needsRebuild = true }
         if needsRebuild && table.action == .alter {
-            return Table(
+            var rebuild = Table(
                 action: .rebuild, destination: entity, source: old, columns: table.columns, newlyUnique: table.newlyUnique)
+            rebuild.exactness = table.exactness
+            return rebuild
         }
         return table
     }

@@ -8,9 +8,18 @@ extension Migrator {
             return ("?", [value])
         case .perRow(let make):
             return (connection.initialValueFunction().call(make), [])
-        case .column(let column, let cast, let fill, _):
+        case .column(let column, let convert, let fill, _):
             var expression = dialect.quote(column)
-            if let cast { expression = "CAST(\(expression) AS \(cast))" }
+            switch convert {
+            case .cast(let type)?:
+                expression = "CAST(\(expression) AS \(type))"
+            case .boolText?:
+                expression = "CASE \(expression) WHEN 0 THEN 'false' WHEN 1 THEN 'true' ELSE CAST(\(expression) AS TEXT) END"
+            case .realText(let float)?:
+                expression = "\(connection.realTextFunction())(\(expression), \(float ? 1 : 0))"
+            case nil:
+                break
+            }
             if let fill { return ("coalesce(\(expression), ?)", [fill]) }
             return (expression, [])
         }
@@ -43,6 +52,16 @@ extension Migrator {
                     "\(destination.name).\(property) becomes required, but \(nulls) object(s) have no value. Declare "
                         + ".fill(\"\(destination.name)\", \"\(property)\", with: ...) in the step to give them one.",
                     entity: destination.name, field: property)
+            }
+        }
+        for exactness in table.exactness {
+            let count = try count("SELECT count(*) FROM \(from) WHERE \(exactness.condition)")
+            guard count == 0 else {
+                throw StrataError(
+                    .invalidMigration,
+                    "\(destination.name).\(exactness.property) changes type, but \(count) object(s) \(exactness.reason). "
+                        + "Convert the field in a .transform of \(destination.name), or change those values first.",
+                    entity: destination.name, field: exactness.property)
             }
         }
         // A transform sets the values itself (making them unique is what it is for): its rows are

@@ -66,6 +66,8 @@ final class Connection {
     private var traceBox: Unmanaged<TraceBox>?
     /// The `strata_initial_value` function of a migration's connection, once registered.
     var initialValues: InitialValueFunction?
+    /// Whether `strata_real_text` is registered (see ``realTextFunction()``).
+    var hasRealTextFunction = false
     /// The WAL size the write connection's commits reported (see ``checkpointAfterCommits()``).
     var walPages: WALPages?
     private let interruptFlag = InterruptFlag()

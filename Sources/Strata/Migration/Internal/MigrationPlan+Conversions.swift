@@ -1,0 +1,64 @@
+/// The changes of a field's column type a migration infers: only those that keep every value, checked
+/// against the values stored where the type alone cannot tell.
+extension MigrationPlan {
+    enum Inferred {
+        /// The values convert this way; `exactness`, when given, names the stored values that would not.
+        case converted(Conversion, exactness: Exactness?)
+        /// No conversion keeps the values: why not.
+        case refused(String)
+    }
+
+    /// How `old` (the source version's field) becomes `new`, when their column types differ. With
+    /// `checked`, a conversion that is exact for some values only names the others, to be refused before
+    /// anything is copied (a step with a transform of the entity reads the old values itself).
+    static func conversion(from old: FieldDescription, to new: FieldDescription, entity: String, checked: Bool) -> Inferred {
+        let from = old.valueFamily.kind
+        let to = new.valueFamily.kind
+        let column = SQLiteDialect().quote(old.column)
+        // Values past `limit` either way; for an unsigned field, negative stored values are past Int64.max.
+        func beyond(_ limit: Int64, _ reason: String) -> Exactness? {
+            guard checked else { return nil }
+            let below = from == .unsigned ? "0" : "-\(limit)"
+            return Exactness(
+                column: old.column, property: new.property, condition: "\(column) > \(limit) OR \(column) < \(below)",
+                reason: reason)
+        }
+        switch (old.storageClass, new.storageClass) {
+        case (.integer, .real):
+            if to == .date {
+                return .refused("and a number of what since when is for you to say")
+            }
+            let isFloat = to == .float
+            let limit: Int64 = isFloat ? 1 << 24 : 1 << 53
+            let type = isFloat ? "Float" : "Double"
+            switch from {
+            case .bool:
+                return .converted(.cast("REAL"), exactness: nil)
+            case .smallInteger where !isFloat:
+                return .converted(.cast("REAL"), exactness: nil)
+            case .unsigned:
+                return .converted(.cast("REAL"), exactness: beyond(limit, "hold values past \(limit) (or past Int64.max, "
+                    + "stored as negative numbers), which \(type) cannot hold exactly"))
+            default:
+                return .converted(.cast("REAL"), exactness: beyond(limit, "hold values past ±\(limit), which \(type) "
+                    + "cannot hold exactly"))
+            }
+        case (.integer, .text):
+            if from == .bool { return .converted(.boolText, exactness: nil) }
+            guard from == .unsigned else { return .converted(.cast("TEXT"), exactness: nil) }
+            let exactness = checked
+                ? Exactness(
+                    column: old.column, property: new.property, condition: "\(column) < 0",
+                    reason: "hold values past Int64.max, stored as negative numbers, whose digits SQL would get wrong")
+                : nil
+            return .converted(.cast("TEXT"), exactness: exactness)
+        case (.real, .text):
+            if from == .date {
+                return .refused("and the text's format is for you to choose")
+            }
+            return .converted(.realText(float: from == .float), exactness: nil)
+        default:
+            return .refused("which can lose data")
+        }
+    }
+}
