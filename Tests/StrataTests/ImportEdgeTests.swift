@@ -61,7 +61,20 @@ extension ImportedCategory: ImportableUniqueObject {
     @Derived(sum: \Rate.value, over: \Portfolio.holdings) var total: Double = 0
 }
 
-let importEdgeSchema = Schema("V1", OptionalKeyContact.self, ImportedCategory.self, Portfolio.self, Rate.self, ImportedAuthor.self)
+/// Readings keyed by a measured value: a NaN key is refused naming its source.
+@Entity struct KeyedReading {
+    @Field(.unique) var value: Double = 0
+    var label: String = ""
+}
+
+extension KeyedReading: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<KeyedReading, Double> { \.value }
+    static func uniqueID(from source: Double, in transaction: Transaction) -> Double? { source }
+    mutating func update(from source: Double, in transaction: Transaction) { label = "\(source)" }
+}
+
+let importEdgeSchema = Schema(
+    "V1", OptionalKeyContact.self, ImportedCategory.self, Portfolio.self, Rate.self, ImportedAuthor.self, KeyedReading.self)
 
 @Suite("Importing: edge cases", .timeLimit(.minutes(1)))
 struct ImportEdgeTests {
@@ -181,6 +194,20 @@ struct ImportEdgeTests {
         #expect(await second.value == summary)
         // A consumer that starts after the import gets the final summary, then the end.
         #expect(await consume() == summary)
+    }
+
+    @Test("a NaN unique ID is an ImportError naming its source, in one call and in a streamed import")
+    func nanKey() async throws {
+        let stack = try await DataStack(importEdgeSchema)
+        let error = await #expect(throws: ImportError.self) {
+            try await stack.perform { tx in try tx.importUniqueObjects(Into<KeyedReading>(), from: [1.0, .nan]) }
+        }
+        #expect(error?.sourceIndex == 1 && (error?.underlying as? StrataError)?.code == .invalidArgument)
+        let streamed = await #expect(throws: ImportError.self) {
+            try await stack.importUniqueObjects(Into<KeyedReading>(), from: [1.0, 2.0, .nan].async, chunkSize: 2)
+        }
+        #expect(streamed?.sourceIndex == 2 && streamed?.committed?.inserted == 2)
+        #expect(try await stack.fetchCount(From<KeyedReading>()) == 2)
     }
 
     @Test("a streamed import refused for its chunk size leaves its progress to the corrected call")

@@ -96,6 +96,16 @@ extension Transaction {
                     result.skipped += 1
                     continue
                 }
+                if case .real(let number) = value, number.isNaN {
+                    // No stored value equals NaN, and SQLite cannot bind it: the lookup would fail for every source.
+                    try importing(E.self, index) { () throws -> Void in
+                        throw StrataError(
+                            .invalidArgument,
+                            "The source's unique ID is NaN, which names no object and cannot be stored. Give it a number, "
+                                + "or skip the source (return nil from uniqueID(from:in:)).",
+                            entity: entity.description.name)
+                    }
+                }
                 winner[value] = keys.count
                 positions.append(index)
                 keys.append(key)
