@@ -337,9 +337,13 @@ struct FormatPredicateTests {
         #expect(try await fixture.names(Where(negations)) == fixture.names(\.age > 30))
         // Deeper, SQLite refuses the statement: an unsupported query that says what to do, not a bare
         // "parser stack overflow".
+        // (An SQLite whose parser stack grows takes it: then the result is right.)
         let tooDeep = String(repeating: "NOT ", count: 40) + "age > 30"
-        let error = await expectStrataError(.unsupportedQuery) { _ = try await fixture.names(Where(tooDeep)) }
-        #expect(error?.message.contains("Flatten it") == true)
+        do {
+            #expect(try await fixture.names(Where(tooDeep)) == fixture.names(\.age > 30))
+        } catch let error as StrataError {
+            #expect(error.code == .unsupportedQuery && error.message.contains("Flatten it"), "\(error)")
+        }
     }
 
     @Test("Every prefix of a format string either parses or is rejected, never crashes")

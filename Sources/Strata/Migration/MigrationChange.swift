@@ -65,9 +65,11 @@ public struct MigrationChange: Sendable {
     /// relationships as it likes. IDs never change.
     ///
     /// A field whose stored value the destination type cannot read (a `String` that became an enum,
-    /// a value that became `@Coded`, a `nil` in a field that became required) arrives with its
-    /// declared default (`nil` when it is optional, else its type's zero when it declares none):
-    /// `body` converts it from the source object's value, as it sets a new field.
+    /// a value that became `@Coded`, a `nil` in a field that became required) arrives as a new field
+    /// would: with its dynamic initial value, or its declared default: `body` converts it from the
+    /// source object's value. A field whose default the migration cannot tell (one that is neither
+    /// `nil` nor its type's zero) and whose zero its type cannot read either (an enum without such a
+    /// case) still throws the ``StrataError/Code/typeMismatch``: declare a default for it.
     ///
     /// To-many relationships arrive empty and derived fields with their type's zero: both are kept
     /// apart from the object's row (to-many relationships are carried over unchanged, derived fields

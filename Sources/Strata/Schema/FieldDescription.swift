@@ -140,6 +140,7 @@ public struct FieldDescription: Sendable, Hashable {
             property: property, column: column, storageClass: Stored.storageClass, isOptional: Stored.isOptional,
             options: options, defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
         field.isDecimal = Stored.self == Decimal.self || Stored.self == Decimal?.self
+        field.valueFamily = .of(Stored.self)
         return field
     }
 

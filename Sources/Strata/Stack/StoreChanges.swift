@@ -20,7 +20,8 @@
 ///   watch, backed by a poll; see ``DataStack/Configuration/externalChangePollInterval``, whose `nil`
 ///   turns them off). When the store keeps a persistent history (``DataStack/Configuration/history``),
 ///   the change set holds the exact changes those commits recorded, merged into one when several are
-///   noticed at once; otherwise ``ChangeSet/isUnknown`` is set as well: it carries no details.
+///   noticed at once (keeping what each did: an ID may be both inserted and updated or deleted; a
+///   deleted one is gone); otherwise ``ChangeSet/isUnknown`` is set as well: it carries no details.
 ///
 /// An external change set comes in the order the stack noticed the outside commit: after every change
 /// set of the stack committed before that, before every one committed after. The first one after you

@@ -3,7 +3,9 @@
 ///
 /// Every commit that changes something produces exactly one `ChangeSet`. The IDs are net effects
 /// within the commit: an object created and then edited in the same transaction counts as inserted
-/// only; one created and deleted in the same transaction does not appear at all.
+/// only; one created and deleted in the same transaction does not appear at all. A change set of other
+/// processes' commits (``isExternal``) may cover several commits and keeps what each did: an ID may be
+/// inserted and updated, or inserted and deleted; its deletion is the latest state.
 public struct ChangeSet: Sendable, Equatable {
     /// The changes, keyed by entity name.
     public internal(set) var entities: [String: EntityChanges] = [:]

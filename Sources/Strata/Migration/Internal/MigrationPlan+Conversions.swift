@@ -41,7 +41,7 @@ extension MigrationPlan {
                     + "stored as negative numbers), which \(type) cannot hold exactly"))
             default:
                 return .converted(.cast("REAL"), exactness: beyond(limit, "hold values past ±\(limit), which \(type) "
-                    + "cannot hold exactly"))
+                    + "cannot hold exactly (or values that are not numbers)"))
             }
         case (.integer, .text):
             if from == .bool { return .converted(.boolText, exactness: nil) }

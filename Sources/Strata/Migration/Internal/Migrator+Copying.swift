@@ -57,6 +57,7 @@ extension Migrator {
         var pending = 0
         let names = MigrationObject.FieldNames(source.fields.map(\.property))
         let sourceCount = Int32(source.fields.count)
+        var copy: Statement?
         while try query.step() {
             guard case .integer(let id) = query.value(at: 0) else { continue }
             var old: [DatabaseValue] = []
@@ -66,7 +67,8 @@ extension Migrator {
             insert.reset()
             try insert.bind(.integer(id), at: 1)
             do {
-                try runReplacingUnreadable(transform, query: query, columns: select.count, destination: destination, object, insert)
+                try runReplacingUnreadable(
+                    transform, query: query, columns: select.count, destination: destination, object, insert, copy: &copy)
             } catch let error as StrataError {
                 throw error.with(entity: destination.name).adding(place: "transforming \(destination.name) object \(id)")
             } catch {
@@ -103,11 +105,10 @@ extension Migrator {
     /// transform converts the field from the source object.
     private func runReplacingUnreadable(
         _ transform: MigrationChange.Transform, query: Statement, columns: Int, destination: EntityDescription,
-        _ object: MigrationObject, _ insert: Statement
+        _ object: MigrationObject, _ insert: Statement, copy: inout Statement?
     ) throws {
         var row = Row(statement: query)
         var replaced: [Int: DatabaseValue] = [:]
-        var copy: Statement?
         defer { copy?.reset() }
         while true {
             do {
@@ -117,8 +118,11 @@ extension Migrator {
                     replaced[index] == nil
                 else { throw unreadable.error }
                 let field = destination.fields[index]
-                replaced[index] = field.defaultValue ?? (field.isOptional ? .null : MigrationPlan.zero(field.storageClass))
-                // A statement that selects the bound values, named as `query`'s columns: a row of its own.
+                // A dynamic initial value, the declared default, nil, or the type's zero, as a new field gets.
+                replaced[index] = field.initialValue?.make() ?? field.defaultValue
+                    ?? (field.isOptional ? .null : MigrationPlan.zero(field.storageClass))
+                // A statement that selects the bound values, named as `query`'s columns: a row of its own,
+                // made once per transform.
                 if copy == nil {
                     let names = (0..<Int32(columns)).map { "?\($0 + 1) AS \(dialect.quote(query.columnName(at: $0)))" }
                     copy = try connection.makeStatement("SELECT " + names.joined(separator: ", "))
