@@ -342,6 +342,12 @@ struct MigrationTests {
                 .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: "?"),
                 .fill("Author", "rating", with: 5), .deleteEntity("Draft")),
             mentioning: "fill names entity Author, which version V2 does not have. Author becomes Writer in this step")
+        // A fill of a field that keeps its values (before, it filled nothing, silently).
+        try await refuse(
+            MigrationStep(from: "V1", to: "V2", .renameEntity(from: "Author", to: "Writer"),
+                .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: "?"),
+                .fill("Book", "title", with: "untitled"), .deleteEntity("Draft")),
+            mentioning: "fill names Book.title, which was required before")
         // A unique field whose values repeat names the objects.
         let unique = SchemaHistory(
             migrationV1, migrationV2, migrationV3,

@@ -347,6 +347,15 @@ struct MigrationPlan {
                     entity.name, field.property)
             }
             let becomesRequired = match.isOptional && !field.isOptional
+            if fill != nil, !becomesRequired {
+                // The fill would fill nothing: refused, as other declarations that would do nothing are.
+                let why = field.isOptional
+                    ? "stays optional, and a fill only gives a value to objects whose field becomes required"
+                    : "was required before: every object has a value"
+                throw fail(
+                    "fill names \(entity.name).\(field.property), which \(why). Remove the .fill, or set the values in a "
+                        + ".transform of \(entity.name).", entity.name, field.property)
+            }
             table.columns.append((field.column, .column(match.column, convert: convert, fill: becomesRequired ? fill : nil, checkNulls: becomesRequired)))
             if field.isUnique && !match.isUnique { table.newlyUnique.append(field.column) }
             if match.column != field.column { table.renamedColumns.append((match.column, field.column)) }
