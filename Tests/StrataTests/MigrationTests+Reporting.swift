@@ -71,6 +71,24 @@ extension MigrationTests {
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "G1")
     }
 
+    @Test("a relationship a step leaves pointing at no object fails the migration naming the object and the field")
+    func danglingRelationshipNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("library.sqlite")
+        let ids = try await makeV1Store(at: path)
+        let history = SchemaHistory(
+            migrationV1, migrationV2, migrationV3,
+            steps: [stepV1V2, MigrationStep(from: "V2", to: "V3", .transform(MV3.Book.self) { old, book in
+                if old.id == ids.books[1] { book.author = MV3.Writer.ID(rawValue: 999) }
+            })])
+        let error = await expectStrataError(.constraint) { try await DataStack(history, storage: SQLiteStore(path: path)) }
+        // Before: "After the migration, 'Book' holds a relationship to 'Writer' objects that do not exist".
+        #expect(error?.entity == "Book" && error?.field == "author", "\(String(describing: error))")
+        #expect(error?.message.contains("Book object \(ids.books[1]) has author pointing at a Writer object") == true,
+                "\(error?.message ?? "")")
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
+    }
+
     @Test("the fraction completed stays within 0...1 when a step adds rows that a later step copies")
     func fractionWhenRowsGrow() async throws {
         let directory = try TemporaryDirectory()

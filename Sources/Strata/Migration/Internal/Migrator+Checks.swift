@@ -86,17 +86,47 @@ extension Migrator {
         }
     }
 
-    /// `PRAGMA foreign_key_check`: any row pointing at an object that does not exist fails the migration.
-    func checkForeignKeys() throws(StrataError) {
+    /// `PRAGMA foreign_key_check`: any row pointing at an object that does not exist fails the migration,
+    /// naming the object and the relationship (read through `graph`, the destination version's).
+    func checkForeignKeys(_ graph: SchemaGraph?) throws(StrataError) {
         let statement = try connection.makeStatement("PRAGMA foreign_key_check")
-        if try statement.step() {
-            let table = statement.value(at: 0)
-            let parent = statement.value(at: 2)
-            throw StrataError(
-                .constraint,
-                "After the migration, \(table) holds a relationship to \(parent) objects that do not exist. Check the "
-                    + "step's transforms and deletions; nothing was changed.",
-                sqliteCode: 19, extendedCode: 787)
+        guard try statement.step(), case .text(let table) = statement.value(at: 0) else { return }
+        let rowID = statement.value(at: 1)
+        let parent: String
+        if case .text(let name) = statement.value(at: 2) { parent = name } else { parent = "?" }
+        let foreignKey = statement.value(at: 3)
+        statement.reset()
+        let columns = try connection.makeStatement("SELECT \"from\" FROM pragma_foreign_key_list(?) WHERE id = ?")
+        try columns.bind([.text(table), foreignKey])
+        var column: String?
+        if try columns.step(), case .text(let name) = columns.value(at: 0) { column = name }
+        columns.reset()
+        var entity = table
+        var field = column
+        let what: String
+        if let description = graph?.entities[table] {
+            field = column.flatMap { description.field(forColumn: $0)?.property } ?? column
+            what = "\(table) object \(rowID) has \(field ?? "a relationship") pointing at a \(parent) object that does not exist"
+        } else if let (owner, relationship) = graph.flatMap({ Self.relationship(storedIn: table, graph: $0) }) {
+            entity = owner
+            field = relationship
+            what = "\(owner).\(relationship) links an object to a \(parent) object that does not exist"
+        } else {
+            what = "\(table) holds a relationship to \(parent) objects that do not exist"
         }
+        throw StrataError(
+            .constraint,
+            "After the migration, \(what). Check the step's transforms, deletions and custom changes; nothing was changed.",
+            sqliteCode: 19, extendedCode: 787, entity: entity, field: field)
+    }
+
+    /// The entity and to-many relationship whose links a join table holds.
+    private static func relationship(storedIn table: String, graph: SchemaGraph) -> (String, String)? {
+        for (entity, relationships) in graph.toMany {
+            for relationship in relationships {
+                if case .joinTable(let name, _, _, _) = relationship.storage, name == table { return (entity, relationship.property) }
+            }
+        }
+        return nil
     }
 }

@@ -95,7 +95,7 @@ struct Migrator {
             let update = "UPDATE \(SchemaSQL.metadataTable) SET value = ? WHERE key = ?"
             try connection.execute(update, [.text(current.version), .text("schema_version")])
             try connection.execute(update, [.text(current.versionHash), .text("schema_hash")])
-            try checkForeignKeys()
+            try checkForeignKeys(plans.last?.destinationGraph)
             try connection.execute("COMMIT")
             if let last = plans.last {
                 report(last, index: plans.count - 1, of: plans.count, entity: nil, done: 0, total: 0, overall: totals, finished: true)
