@@ -43,7 +43,10 @@ extension ImportableObject {
 /// per query. When your import code writes other objects of the same entity (a category importing
 /// its parent), the sources after it are looked up again, a window at a time that starts at one
 /// source and doubles while no source writes another object. When several sources of one call name
-/// the same key, the last one wins: the earlier ones are not applied.
+/// the same key, the last one wins: the earlier ones are not applied, and the last is applied at its
+/// own position, so a source between them that looks the key up (``Transaction/uniqueIDs(_:_:for:in:)``)
+/// finds the object only if it was stored before the call. (CoreStore applies the last source at the
+/// first one's position.)
 public protocol ImportableUniqueObject: Entity {
     /// What one object imports from.
     associatedtype ImportSource
