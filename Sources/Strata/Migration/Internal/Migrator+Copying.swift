@@ -140,10 +140,12 @@ extension Migrator {
 
     /// Deletes the objects of a source entity that `predicate` selects, with their join rows, and clears
     /// to-one relationships that pointed at them; their IDs are never used again.
+    /// Returns how many it deleted.
+    @discardableResult
     func deleteObjects(
         _ entity: String, where predicate: @Sendable (MigrationObject) throws -> Bool, plan: MigrationPlan
-    ) throws {
-        guard let description = plan.source.entity(named: entity) else { return }
+    ) throws -> Int {
+        guard let description = plan.source.entity(named: entity) else { return 0 }
         let query = try connection.makeStatement(
             "SELECT \"id\"" + description.fields.map { ", " + dialect.quote($0.column) }.joined()
                 + " FROM \(dialect.quote(entity)) ORDER BY \"id\"")
@@ -163,7 +165,7 @@ extension Migrator {
             if selected { doomed.append(id) }
         }
         query.reset()
-        guard let largest = doomed.max() else { return }
+        guard let largest = doomed.max() else { return 0 }
         let delete = try connection.makeStatement("DELETE FROM \(dialect.quote(entity)) WHERE \"id\" = ?")
         var cleanups: [Statement] = []
         for join in plan.sourceGraph.joinTables {
@@ -189,5 +191,6 @@ extension Migrator {
             }
         }
         try connection.execute(sql.raiseIDMark, [.text(SchemaSQL.idMarkKey(entity)), .text(String(largest))])
+        return doomed.count
     }
 }

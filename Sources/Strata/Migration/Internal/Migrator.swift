@@ -111,7 +111,7 @@ struct Migrator {
     /// Rows done and to do, over all steps.
     struct Progress {
         var done = 0
-        let total: Int
+        var total: Int
     }
 
     /// The rows of each source entity of each plan: counted in the store for the first plan, carried
@@ -185,8 +185,17 @@ struct Migrator {
         cancelled: @Sendable () -> Bool
     ) throws {
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
+        var counts = counts
         for deletion in plan.deletions {
-            try deleteObjects(deletion.entity, where: deletion.predicate, plan: plan)
+            let deleted = try deleteObjects(deletion.entity, where: deletion.predicate, plan: plan)
+            // The rows deleted are not copied: the totals counted before the step leave them out.
+            let copied = plan.tables.contains { table in
+                (table.action == .rebuild || table.action == .transform) && table.source?.name == deletion.entity
+            }
+            if copied, deleted > 0 {
+                counts[deletion.entity] = max(0, (counts[deletion.entity] ?? 0) - deleted)
+                overall.total = max(overall.done, overall.total - deleted)
+            }
         }
         for table in plan.tables where table.action == .rebuild || table.action == .transform {
             try check(table)
