@@ -134,6 +134,18 @@ extension FormatPredicateTests {
         #expect(reason(error).contains(expected), "\(format): \(reason(error))")
     }
 
+    @Test("A field named as a literal (no, true, nil) must be written with #: as written, it is refused, not read as the literal")
+    func fieldNamedAsLiteral() async throws {
+        // Before, `no == 42` compared the literal NO (0) with 42 and matched nothing, silently.
+        let error = await expectStrataError(.invalidArgument) { try Where<FormatInvoice>(validating: "no == %d", 42) }
+        #expect(error?.message.contains("write #no to name the field") == true, "\(String(describing: error))")
+        let stack = try await DataStack(Schema("V1", FormatInvoice.self))
+        try await stack.perform { tx in _ = try tx.create(Into<FormatInvoice>()) { $0.no = 42 } }
+        #expect(try await stack.fetchCount(From<FormatInvoice>().where(try Where(validating: "#no == %d", 42))) == 1)
+        // A literal where no field has its name still reads as the literal.
+        #expect(try await stack.fetchCount(From<FormatInvoice>().where(try Where(validating: "paid == NO"))) == 1)
+    }
+
     @Test("An argument the key's column cannot hold is refused, not converted by SQLite")
     func argumentOfWrongType() {
         #expect(reason(formatError("age == %@", ["1"])).contains("compares key 'age', stored as INTEGER, with '%@' at position 7, which is text"))
@@ -156,4 +168,10 @@ extension FormatPredicateTests {
         #expect(Where<FormatFriend>(format: "email == %@", arguments: [nil]).expression.isValidForTests)
         #expect(Where<FormatFriend>(format: "born > %@", arguments: [Date()]).expression.isValidForTests)
     }
+}
+
+/// An entity with a field named as a format-string literal.
+@Entity struct FormatInvoice {
+    var no: Int = 0
+    var paid: Bool = false
 }

@@ -249,6 +249,15 @@ struct FormatParser {
     mutating func parseOperand() throws(FormatError) -> Located? {
         let token = current
         let operand: Operand
+        if case .keyword(let word) = token.kind, [.nil, .null, .true, .yes, .false, .no].contains(word),
+            entity.fields.contains(where: { $0.property == token.text })
+        {
+            // A field whose name is a literal's (`no`, `true`): as written, it is the literal.
+            throw FormatError(
+                "'\(token.text)' at position \(token.position) is a literal, but \(entity.name) has a field of that name: "
+                    + "write #\(token.text) to name the field",
+                position: token.position, key: token.text)
+        }
         switch token.kind {
         case .identifier(let key):
             operand = try column(key, at: token, viaArgument: false)
