@@ -23,14 +23,14 @@ actor Writer {
     let connection: Connection
     /// The stack's stores; a store added to the stack replaces it (only ``attach(_:store:)`` sets it).
     var store: StoreContext
-    private let feed: CommitFeed
+    let feed: CommitFeed
     /// The change sets of the latest commits, by number, for list publishers (see ``CommitLog``).
     nonisolated let commitLog = CommitLog()
     let files: StoreFiles
     nonisolated let logger: Logger
     nonisolated let waitLog: WaitLog
     /// The read generations held, told of each commit (see ``GenerationRegistry/noteCommit()``).
-    private nonisolated let generations: GenerationRegistry?
+    nonisolated let generations: GenerationRegistry?
     /// The stack's metrics, `nil` when they go nowhere (see ``StackMetrics``).
     nonisolated let metrics: StackMetrics?
     /// The stack's tracer, `nil` when spans go nowhere (see ``StackTracer``).
@@ -341,66 +341,5 @@ actor Writer {
     static func cancellationOrError(_ error: any Error) -> any Error {
         if let strata = error as? StrataError, strata.code == .transactionCancelled { return error }
         return Task.isCancelled ? CancellationError() : error
-    }
-
-    func begin() throws(StrataError) {
-        try connection.beginWrite()
-        do {
-            // A stack of several stores locks each store at its first write (its history, kept in the
-            // same store, is recorded then too), and checks its counters, its schema version and a
-            // history another connection turned on then (``followHistory(ofStore:)``). It reads nothing
-            // of a store before that: a read snapshot taken first could keep the write from starting.
-            if connection.holdsWriteLock(store: 0) {
-                let version = history == nil || connection.expectedSchemaVersion != nil
-                    ? try connection.dataVersion(store: 0) : nil
-                if let version { try checkStoreVersion(dataVersion: version) }
-                try ids.checkExternalChanges(connection, store: 0, current: version)
-                if history == nil, let version { try adoptHistoryIfTurnedOn(dataVersion: version) }
-            }
-        } catch {
-            rollback()
-            throw error
-        }
-    }
-
-    /// The fields deletions preserve for the history.
-    var preserved: [String: PreservedFields] { history?.preserved ?? [:] }
-
-    /// Commits `transaction`'s changes, timed in `strata_commit_duration` when there are metrics.
-    func commit(_ transaction: Transaction) throws(StrataError) {
-        guard let metrics else { return try commitUntimed(transaction) }
-        try StackMetrics.time(metrics.commitDuration) { () throws(StrataError) in try commitUntimed(transaction) }
-    }
-
-    private func commitUntimed(_ transaction: Transaction) throws(StrataError) {
-        if let lost = connection.lostWrite { throw lost }
-        if let broken = transaction.broken { throw broken }
-        let changes = transaction.changes
-        try ids.saveMarks(connection)
-        let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)
-        let commitLog = self.commitLog
-        var published = changes
-        try connection.commitWrite { number in
-            if !changes.isEmpty { commitLog.add(number, changes) }
-            published.commitNumber = number
-        }
-        if let tokens { history?.committed(tokens) }
-        generations?.noteCommit()
-        if !changes.isEmpty {
-            logger.trace("committed", metadata: ["strata.entities": "\(changes.changedEntityNames.sorted())"])
-            feed.publish(published)
-        }
-    }
-
-    func rollback() {
-        ids.transactionEnded()
-        connection.resetActiveStatements()
-        connection.writeEnded()
-        guard connection.isInTransaction else { return }
-        do {
-            try connection.run(.rollback)
-        } catch {
-            logger.error("rollback failed", metadata: ["strata.error": "\(error)"])
-        }
     }
 }

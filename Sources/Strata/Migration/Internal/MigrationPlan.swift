@@ -230,11 +230,6 @@ struct MigrationPlan {
         try planRelationships(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
     }
 
-    /// The fields of `entity`, as a message names them.
-    private static func fieldList(_ entity: EntityDescription) -> String {
-        entity.fields.map { "\($0.property): \($0.storageClass.rawValue)\($0.isOptional ? "?" : "")" }.joined(separator: ", ")
-    }
-
     /// The plan of one entity that exists in both versions.
     private func plan(
         _ entity: EntityDescription, from old: EntityDescription, renames: [String: String], fills: [String: DatabaseValue],
@@ -397,43 +392,5 @@ struct MigrationPlan {
             return rebuild
         }
         return table
-    }
-
-    /// Whether two field kinds store the same thing (to-one relationships: to the same entity, renames applied).
-    private static func sameKind(
-        _ old: FieldDescription.FieldKind, _ new: FieldDescription.FieldKind, sourceGraphName: (String) -> String,
-        source: Schema, destination: Schema
-    ) -> Bool {
-        switch (old, new) {
-        case (.attribute, .attribute), (.coded, .coded): return true
-        case (.toOne(let a), .toOne(let b)): return sourceGraphName(source.entityName(a.target)) == destination.entityName(b.target)
-        default: return false
-        }
-    }
-
-    /// A value of a storage class for a field a transform fills in.
-    static func zero(_ storageClass: StorageClass) -> DatabaseValue {
-        switch storageClass {
-        case .integer: .integer(0)
-        case .real: .real(0)
-        case .text: .text("")
-        case .blob: .blob(Data())
-        }
-    }
-
-    /// A value as an SQL literal for a column default (`ALTER TABLE ... ADD COLUMN` takes no bound
-    /// parameter), or `nil` when it has no safe literal form (text with a NUL character). Text is quoted
-    /// with its quotes doubled, so no value can end the literal.
-    static func literal(_ value: DatabaseValue) -> String? {
-        switch value {
-        case .null: return "NULL"
-        case .integer(let integer): return String(integer)
-        case .real(let real): return real.isFinite ? "\(real)" : nil
-        case .text(let text):
-            guard !text.utf8.contains(0) else { return nil }
-            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let bytes):
-            return "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
-        }
     }
 }
