@@ -52,8 +52,38 @@ func makeSeveralStoresStack(_ directory: TemporaryDirectory, configuration: Data
         configuration: configuration)
 }
 
+/// A temporary store at a known path (an in-memory store's path is its own), for tests of its files.
+struct KnownTemporaryStore: Storage {
+    let path: String
+    func location() throws(StrataError) -> StorageLocation {
+        StorageLocation(path: path, isTemporary: true, defaultSynchronous: .off)
+    }
+}
+
 @Suite("Several stores")
 struct SeveralStoresTests {
+    @Test("a stack whose opening fails at a later store removes the temporary store it made before")
+    func failedOpenRemovesTemporaryFiles() async throws {
+        let directory = try TemporaryDirectory()
+        let temporary = directory.path("memory.sqlite")
+        let broken = directory.path("cache.sqlite")
+        try Data("not a database, not at all".utf8).write(to: URL(fileURLWithPath: broken))
+        await expectStrataError(.notADatabase) {
+            _ = try await DataStack(
+                severalStoresSchema,
+                storages: [
+                    KnownTemporaryStore(path: temporary),
+                    SQLiteStore(path: directory.path("shared.sqlite")).configuration("Shared"),
+                    SQLiteStore(path: broken).configuration("Cache"),
+                ])
+        }
+        // Before, the in-memory store's files stayed until the process ended.
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: temporary + suffix), "\(suffix)")
+        }
+        #expect(FileManager.default.fileExists(atPath: broken), "a store that is not a database is left as it is")
+    }
+
     @Test("each entity goes to its store, and each file holds only its configuration's tables")
     func routingAndFiles() async throws {
         let directory = try TemporaryDirectory()

@@ -147,6 +147,10 @@ public final class DataStack: Sendable {
         let waitLog = WaitLog(logger: configuration.logger, threshold: configuration.longWaitThreshold)
         options.busyReportThreshold = configuration.longWaitThreshold
         options.busyReport = waitLog.lockReport(path: location.path)
+        // Made before the stores are prepared: when opening fails, their release removes the in-memory
+        // stores' files made so far (a process keeps its own until it ends: nothing else removes them).
+        let attachedFiles = layout.attached.map { StoreFiles(path: $0.location.path, isTemporary: $0.location.isTemporary) }
+        let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
         var tags: [UInt32] = []
         for planned in layout.stores {
             tags.append(try await Self.prepareStore(
@@ -154,8 +158,6 @@ public final class DataStack: Sendable {
                 progress: progress))
         }
         try layout.checkTags(tags)
-        let attachedFiles = layout.attached.map { StoreFiles(path: $0.location.path, isTemporary: $0.location.isTemporary) }
-        let files = StoreFiles(path: location.path, isTemporary: location.isTemporary, attached: attachedFiles)
         if layout.isPartitioned {
             options.attachments = AttachmentList(layout.attached.map {
                 .init(
