@@ -71,6 +71,25 @@ struct MigrationConversionTests {
         await stack.close()
     }
 
+    @Test("a real column's integers and another program's text keep every character when the field becomes text")
+    func integersAndTextInRealColumn() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("readings.sqlite")
+        try await makeStore(path) { $0.precise = 1 }
+        try await makeStore(path) { $0.precise = 2 }
+        // Another program wrote an integer past 2^53 and a text where Strata writes reals.
+        do {
+            let connection = try Connection(path: path, options: Connection.Options())
+            defer { connection.close() }
+            try connection.execute("UPDATE Reading SET precise = 9007199254740993 WHERE id = 1")
+            try connection.execute("UPDATE Reading SET precise = '12abc' WHERE id = 2")
+        }
+        let stack = try await DataStack(SchemaHistory(Self.v1, Schema("V2", ConvertV2.Reading.self)), storage: SQLiteStore(path: path))
+        let readings = try await stack.fetchAll(From<ConvertV2.Reading>().orderBy(.ascending(\.id)))
+        #expect(readings.map(\.precise) == ["9007199254740993", "12abc"])
+        await stack.close()
+    }
+
     @Test("values a conversion would change are refused before anything is written, naming the field")
     func inexactValuesRefused() async throws {
         let cases: [(String, @Sendable (inout ConvertV1.Reading) -> Void)] = [

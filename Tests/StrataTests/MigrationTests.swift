@@ -342,12 +342,6 @@ struct MigrationTests {
                 .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: "?"),
                 .fill("Author", "rating", with: 5), .deleteEntity("Draft")),
             mentioning: "fill names entity Author, which version V2 does not have. Author becomes Writer in this step")
-        // A fill of a field that keeps its values (before, it filled nothing, silently).
-        try await refuse(
-            MigrationStep(from: "V1", to: "V2", .renameEntity(from: "Author", to: "Writer"),
-                .renameField("Writer", from: "fullName", to: "name"), .fill("Writer", "email", with: "?"),
-                .fill("Book", "title", with: "untitled"), .deleteEntity("Draft")),
-            mentioning: "fill names Book.title, which was required before")
         // A unique field whose values repeat names the objects.
         let unique = SchemaHistory(
             migrationV1, migrationV2, migrationV3,
@@ -361,6 +355,28 @@ struct MigrationTests {
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
         #expect(try storeValue(path, "PRAGMA integrity_check") == "ok")
         _ = before
+    }
+
+    @Test("a fill of a field that stays optional gives its nils the value; one of a required field has none to fill")
+    func fillOfOptionalField() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("library.sqlite")
+        let ids = try await makeV1Store(at: path)
+        let step = MigrationStep(
+            from: "V2", to: "V3",
+            .transform(MV3.Writer.self) { old, writer in
+                let name: String = try old.value("name")
+                writer.initials = String(name.split(separator: " ").compactMap(\.first))
+            },
+            .fill("Book", "isbn", with: "unknown"), .fill("Book", "pages", with: 1))
+        let stack = try await DataStack(
+            SchemaHistory(migrationV1, migrationV2, migrationV3, steps: [stepV1V2, step]), storage: SQLiteStore(path: path))
+        // Before, both fills did nothing, silently: isbn stayed nil.
+        let books = try await stack.fetchAll(From<MV3.Book>().orderBy(.ascending(\.pages)))
+        #expect(books.map(\.id.rawValue) == ids.books)
+        #expect(books.map(\.isbn) == ["unknown", "unknown", "unknown"])
+        #expect(books.map(\.pages) == [100, 200, 300])
+        await stack.close()
     }
 
     @Test("a store at a version the history does not know, or made with an edited version, is refused untouched")

@@ -52,8 +52,8 @@ public struct MigrationChange: Sendable {
     }
 
     /// The value of `field` of `entity` for existing objects that have none: a required field the
-    /// destination adds without a default, or a field that was optional and becomes required (its `nil`s
-    /// get `value`). A value of another kind than the field's (text for an `Int` field) is refused with
+    /// destination adds without a default, a field that was optional and becomes required, or one that
+    /// stays optional (its `nil`s get `value`; a field that was required has none to fill). A value of another kind than the field's (text for an `Int` field) is refused with
     /// ``StrataError/Code/invalidMigration`` before anything is written; an integer fills a `Double` field.
     public static func fill<V: DatabaseValueConvertible>(_ entity: String, _ field: String, with value: V) -> MigrationChange {
         MigrationChange(kind: .fill(entity: entity, field: field, value: value.databaseValue))
@@ -65,9 +65,11 @@ public struct MigrationChange: Sendable {
     /// relationships as it likes. IDs never change.
     ///
     /// A field whose stored value the destination type cannot read (a `String` that became an enum,
-    /// a value that became `@Coded`, a `nil` in a field that became required) arrives as a new field
-    /// would: with its dynamic initial value, or its declared default: `body` converts it from the
-    /// source object's value. A field whose default the migration cannot tell (one that is neither
+    /// a value that became `@Coded`, a `nil` in a field that became required) arrives with its dynamic
+    /// initial value, or its declared default: `body` converts it from the source object's value. A
+    /// type change the migration infers (an `Int` that becomes a `Double`) arrives converted, unchecked:
+    /// with a transform of the entity, values the new type cannot hold exactly are for `body` to handle
+    /// (read them from the source object). A field whose default the migration cannot tell (one that is neither
     /// `nil` nor its type's zero) and whose zero its type cannot read either (an enum without such a
     /// case) still throws the ``StrataError/Code/typeMismatch``: declare a default for it.
     ///

@@ -342,22 +342,17 @@ struct MigrationPlan {
                     entity.name, field.property)
             }
             let becomesRequired = match.isOptional && !field.isOptional
-            if fill != nil, !becomesRequired {
-                // The fill would fill nothing: refused, as other declarations that would do nothing are.
-                let why = field.isOptional
-                    ? "stays optional, and a fill only gives a value to objects whose field becomes required"
-                    : "was required before: every object has a value"
-                throw fail(
-                    "fill names \(entity.name).\(field.property), which \(why). Remove the .fill, or set the values in a "
-                        + ".transform of \(entity.name).", entity.name, field.property)
-            }
-            table.columns.append((field.column, .column(match.column, convert: convert, fill: becomesRequired ? fill : nil, checkNulls: becomesRequired)))
+            // A fill gives a value to the objects that have none: of a field that becomes required, or that
+            // stays optional (a required one has none to fill).
+            let fillsNils = fill != nil && field.isOptional
+            table.columns.append((field.column, .column(
+                match.column, convert: convert, fill: becomesRequired || fillsNils ? fill : nil, checkNulls: becomesRequired)))
             if field.isUnique && !match.isUnique { table.newlyUnique.append(field.column) }
             if match.column != field.column { table.renamedColumns.append((match.column, field.column)) }
             let renamedDefinition = sourceDefinitions[match.column].map {
                 SQLiteDialect().quote(field.column) + $0.dropFirst(SQLiteDialect().quote(match.column).count)
             }
-            if convert != nil || becomesRequired || renamedDefinition != destinationDefinitions[field.column] {
+            if convert != nil || becomesRequired || fillsNils || renamedDefinition != destinationDefinitions[field.column] {
                 needsRebuild = true
             }
         }

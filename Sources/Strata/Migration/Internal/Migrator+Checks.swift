@@ -120,12 +120,12 @@ extension Migrator {
             sqliteCode: 19, extendedCode: 787, entity: entity, field: field)
     }
 
-    /// The entity and to-many relationship whose links a join table holds.
+    /// The entity and to-many relationship whose links a join table holds: the owner's (the other side,
+    /// the inverse, stores its links in the same table).
     private static func relationship(storedIn table: String, graph: SchemaGraph) -> (String, String)? {
-        for (entity, relationships) in graph.toMany {
-            for relationship in relationships {
-                if case .joinTable(let name, _, _, _) = relationship.storage, name == table { return (entity, relationship.property) }
-            }
+        guard let owner = graph.joinTables.first(where: { $0.name == table })?.ownerTable else { return nil }
+        for relationship in graph.toMany[owner] ?? [] {
+            if case .joinTable(let name, _, _, _) = relationship.storage, name == table { return (owner, relationship.property) }
         }
         return nil
     }

@@ -185,17 +185,19 @@ struct Migrator {
         cancelled: @Sendable () -> Bool
     ) throws {
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
-        var counts = counts
         for deletion in plan.deletions {
-            let deleted = try deleteObjects(deletion.entity, where: deletion.predicate, plan: plan)
-            // The rows deleted are not copied: the totals counted before the step leave them out.
-            let copied = plan.tables.contains { table in
-                (table.action == .rebuild || table.action == .transform) && table.source?.name == deletion.entity
-            }
-            if copied, deleted > 0 {
-                counts[deletion.entity] = max(0, (counts[deletion.entity] ?? 0) - deleted)
-                overall.total = max(overall.done, overall.total - deleted)
-            }
+            try deleteObjects(deletion.entity, where: deletion.predicate, plan: plan)
+        }
+        // The rows counted before the migration, less those deleted since (by this step or an earlier
+        // one): each copied table is counted again, and a smaller count lowers the totals (a larger one,
+        // rows an earlier step added, is left to the clamp, so the fraction never goes back).
+        var counts = counts
+        for table in plan.tables where table.action == .rebuild || table.action == .transform {
+            guard let source = table.source?.name, let estimated = counts[source] else { continue }
+            let actual = try count("SELECT count(*) FROM \(dialect.quote(source))")
+            guard actual < estimated else { continue }
+            counts[source] = actual
+            overall.total = max(overall.done, overall.total - (estimated - actual))
         }
         for table in plan.tables where table.action == .rebuild || table.action == .transform {
             try check(table)

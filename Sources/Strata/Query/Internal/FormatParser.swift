@@ -250,7 +250,7 @@ struct FormatParser {
         let token = current
         let operand: Operand
         if case .keyword(let word) = token.kind, [.nil, .null, .true, .yes, .false, .no].contains(word),
-            entity.fields.contains(where: { $0.property == token.text })
+            entity.fields.contains(where: { $0.property == token.text }) || entity.derived.contains(where: { $0.property == token.text })
         {
             // A field whose name is a literal's (`no`, `true`): as written, it is the literal.
             throw FormatError(
