@@ -30,21 +30,27 @@ enum TransformV2 {
 
 @Suite("Migrations: transforms of fields whose type changed", .timeLimit(.minutes(1)))
 struct MigrationTransformTests {
+    let v1 = Schema("V1", TransformV1.Task.self)
+    let v2 = Schema("V2", TransformV2.Task.self)
+
+    /// A V1 store at `path` holding one task made by each closure.
+    func makeStore(_ path: String, _ tasks: [@Sendable (inout TransformV1.Task) -> Void]) async throws {
+        let stack = try await DataStack(v1, storage: SQLiteStore(path: path))
+        try await stack.perform { tx in
+            for configure in tasks { _ = try tx.create(Into<TransformV1.Task>()) { configure(&$0) } }
+        }
+        await stack.close()
+    }
+
     @Test("a transform converts a field whose stored value the new type cannot read: it arrives with its default")
     func convertsUnreadableFields() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("tasks.sqlite")
-        let v1 = Schema("V1", TransformV1.Task.self)
-        let v2 = Schema("V2", TransformV2.Task.self)
-        do {
-            let stack = try await DataStack(v1, storage: SQLiteStore(path: path))
-            try await stack.perform { tx in
-                try tx.create(Into<TransformV1.Task>()) { $0.title = "a"; $0.status = "finished"; $0.tags = "x,y"; $0.due = nil }
-                // "open" is an enum case already, "[]" JSON already: they arrive as stored.
-                try tx.create(Into<TransformV1.Task>()) { $0.title = "b"; $0.status = "open"; $0.tags = "[]"; $0.due = 7 }
-            }
-            await stack.close()
-        }
+        try await makeStore(path, [
+            { $0.title = "a"; $0.status = "finished"; $0.tags = "x,y"; $0.due = nil },
+            // "open" is an enum case already, "[]" JSON already: they arrive as stored.
+            { $0.title = "b"; $0.status = "open"; $0.tags = "[]"; $0.due = 7 },
+        ])
         let seen = Locked<[String: [String]]>([:])
         let step = MigrationStep(
             from: "V1", to: "V2",
@@ -70,13 +76,7 @@ struct MigrationTransformTests {
     func unconvertedKeepsDefault() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("tasks.sqlite")
-        let v1 = Schema("V1", TransformV1.Task.self)
-        let v2 = Schema("V2", TransformV2.Task.self)
-        do {
-            let stack = try await DataStack(v1, storage: SQLiteStore(path: path))
-            try await stack.perform { tx in _ = try tx.create(Into<TransformV1.Task>()) { $0.status = "finished" } }
-            await stack.close()
-        }
+        try await makeStore(path, [{ $0.status = "finished" }])
         let step = MigrationStep(from: "V1", to: "V2", .transform(TransformV2.Task.self) { _, _ in })
         let stack = try await DataStack(SchemaHistory(v1, v2, steps: [step]), storage: SQLiteStore(path: path))
         #expect(try await stack.fetchAll(From<TransformV2.Task>()).map(\.status) == [.open])
