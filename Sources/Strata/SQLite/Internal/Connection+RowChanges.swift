@@ -13,19 +13,14 @@ extension Connection {
         let target = strdupUTF8(table)
         let notes = UnsafeMutablePointer<RowChanges>.allocate(capacity: 1)
         notes.initialize(to: RowChanges(target: target))
-        guard !isClosed else {
-            defer {
-                notes.deallocate()
-                target.deallocate()
-            }
-            return try body(notes)
-        }
-        let outer = sqlite3_update_hook(handle, RowChanges.hook, notes)
         defer {
-            if !isClosed { sqlite3_update_hook(handle, outer == nil ? nil : RowChanges.hook, outer) }
             notes.deallocate()
             target.deallocate()
         }
+        guard !isClosed else { return try body(notes) }
+        let outer = sqlite3_update_hook(handle, RowChanges.hook, notes)
+        // Runs before the deallocation above: the hook lets go of the notes first.
+        defer { if !isClosed { sqlite3_update_hook(handle, outer == nil ? nil : RowChanges.hook, outer) } }
         return try body(notes)
     }
 
