@@ -26,6 +26,17 @@ enum ConvertV2 {
         var big: Double = 0
     }
 
+    /// A Bool and a small integer that become Doubles: exact for every value Strata writes.
+    @Entity(name: "Reading")
+    struct WidenedReading {
+        var precise: Double = 0
+        var rough: Float = 0
+        var flag: Double = 0
+        var count: Int = 0
+        var small: Double = 0
+        var big: UInt64 = 0
+    }
+
     /// An integer that becomes a date: no epoch to infer.
     @Entity(name: "Reading")
     struct DatedReading {
@@ -110,6 +121,35 @@ struct MigrationConversionTests {
             #expect(try await old.fetchCount(From<ConvertV1.Reading>()) == 1)
             await old.close()
         }
+    }
+
+    @Test("text another program wrote in a Bool or small-integer column is refused when the field becomes a Double")
+    func textInNarrowIntegerColumnRefused() async throws {
+        let v2 = Schema("V2", ConvertV2.WidenedReading.self)
+        for (column, text) in [("flag", "yes"), ("small", "x1")] {
+            let directory = try TemporaryDirectory()
+            let path = directory.path("readings.sqlite")
+            try await makeStore(path) { $0.flag = true; $0.small = 7 }
+            do {
+                let connection = try Connection(path: path, options: Connection.Options())
+                defer { connection.close() }
+                try connection.execute("UPDATE Reading SET \(column) = '\(text)'")
+            }
+            // Before, SQL's CAST turned the text into 0 without a word.
+            let error = await #expect(throws: StrataError.self) {
+                try await DataStack(SchemaHistory(Self.v1, v2), storage: SQLiteStore(path: path))
+            }
+            #expect(error?.code == .invalidMigration && error?.field == column, "\(String(describing: error))")
+            #expect(error?.message.contains("not numbers") == true)
+        }
+        // Without such text, the values arrive exactly.
+        let directory = try TemporaryDirectory()
+        let path = directory.path("readings.sqlite")
+        try await makeStore(path) { $0.flag = true; $0.small = -300 }
+        let stack = try await DataStack(SchemaHistory(Self.v1, v2), storage: SQLiteStore(path: path))
+        let reading = try #require(try await stack.fetchAll(From<ConvertV2.WidenedReading>()).first)
+        #expect(reading.flag == 1 && reading.small == -300)
+        await stack.close()
     }
 
     @Test("an integer that becomes a Date is refused without a transform, and converted by one")

@@ -33,11 +33,13 @@ extension MigrationPlan {
             let isFloat = to == .float
             let limit: Int64 = isFloat ? 1 << 24 : 1 << 53
             let type = isFloat ? "Float" : "Double"
+            // A Bool or a small integer always fits; only another program's text or blob in the
+            // column would not (SQL's CAST makes it 0), and the same bounds find it: SQLite orders
+            // text and blobs after every number.
+            if from == .bool || (from == .smallInteger && !isFloat) {
+                return .converted(.cast("REAL"), exactness: beyond(limit, "hold values that are not numbers"))
+            }
             switch from {
-            case .bool:
-                return .converted(.cast("REAL"), exactness: nil)
-            case .smallInteger where !isFloat:
-                return .converted(.cast("REAL"), exactness: nil)
             case .unsigned:
                 return .converted(.cast("REAL"), exactness: beyond(limit, "hold values past \(limit) (or past Int64.max, "
                     + "stored as negative numbers), which \(type) cannot hold exactly"))
