@@ -20,6 +20,9 @@ struct ValueFamily: Sendable, Hashable {
     }
 
     let kind: Kind
+    /// The values a signed or narrow integer type holds (a `Bool`: 0 and 1), as stored; `nil` for
+    /// `UInt` and `UInt64` (stored as their bit pattern) and every type that is not an integer.
+    var bounds: ClosedRange<Int64>?
 
     static func == (lhs: ValueFamily, rhs: ValueFamily) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
@@ -39,6 +42,20 @@ struct ValueFamily: Sendable, Hashable {
             else if any([Float.self, Float?.self]) { .float }
             else if any([Date.self, Date?.self]) { .date }
             else { .other }
-        return ValueFamily(kind: kind)
+        func range<I: FixedWidthInteger>(_: I.Type) -> ClosedRange<Int64> { Int64(I.min)...Int64(I.max) }
+        let bounds: ClosedRange<Int64>? =
+            switch kind {
+            case .bool: 0...1
+            case .integer: range(Int64.self)
+            case .smallInteger:
+                if any([Int8.self, Int8?.self]) { range(Int8.self) }
+                else if any([Int16.self, Int16?.self]) { range(Int16.self) }
+                else if any([Int32.self, Int32?.self]) { range(Int32.self) }
+                else if any([UInt8.self, UInt8?.self]) { range(UInt8.self) }
+                else if any([UInt16.self, UInt16?.self]) { range(UInt16.self) }
+                else { range(UInt32.self) }
+            default: nil
+            }
+        return ValueFamily(kind: kind, bounds: bounds)
     }
 }

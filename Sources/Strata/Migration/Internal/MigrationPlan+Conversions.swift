@@ -67,6 +67,52 @@ extension MigrationPlan {
     }
 }
 
+extension MigrationPlan {
+    enum SameColumnChange {
+        /// The values are kept as they are; those where the check's condition holds would not read back.
+        case checked(Exactness)
+        /// No value can be trusted to mean the same: why not.
+        case refused(String)
+    }
+
+    /// What a change of Swift type that keeps the column type (`Int` to `Int16`, `Int64` to `UInt64`,
+    /// `Double` to `Date`) needs, where the planner knows both types: `nil` when every stored value
+    /// reads back the same, the values the new type cannot read as they were, or a refusal.
+    static func sameColumnChange(from old: FieldDescription, to new: FieldDescription) -> SameColumnChange? {
+        let from = old.valueFamily
+        let to = new.valueFamily
+        guard from.kind != to.kind || from.bounds != to.bounds else { return nil }
+        let column = SQLiteDialect().quote(old.column)
+        switch (from.kind, to.kind) {
+        case (.date, .double), (.date, .float), (.double, .date), (.float, .date):
+            return .refused("and the same stored number would mean something else (a Date counts seconds since 2001)")
+        default:
+            break
+        }
+        let integers: [ValueFamily.Kind] = [.bool, .smallInteger, .integer, .unsigned]
+        guard integers.contains(from.kind), integers.contains(to.kind) else { return nil }
+        if to.kind == .unsigned {
+            // Stored negative numbers read as values past Int64.max.
+            if let bounds = from.bounds, bounds.lowerBound >= 0 { return nil }
+            return .checked(Exactness(
+                column: old.column, property: new.property, condition: "\(column) < 0",
+                reason: "hold negative values, which an unsigned type would read as values past Int64.max"))
+        }
+        guard let bounds = to.bounds else { return nil }
+        // An unsigned field stores values past Int64.max as negative numbers.
+        let lower = from.kind == .unsigned ? max(bounds.lowerBound, 0) : bounds.lowerBound
+        if let old = from.bounds, old.lowerBound >= lower, old.upperBound <= bounds.upperBound { return nil }
+        let reason =
+            to.kind == .bool
+            ? "hold values other than 0 and 1, which a Bool cannot hold"
+            : "hold values outside \(lower)...\(bounds.upperBound), which the new type cannot hold"
+        // Text or a blob another program stored is past every number, so the upper bound finds it too.
+        return .checked(Exactness(
+            column: old.column, property: new.property,
+            condition: "\(column) < \(lower) OR \(column) > \(bounds.upperBound)", reason: reason))
+    }
+}
+
 /// Small helpers of the planner: field kinds compared, zero values, SQL literals.
 extension MigrationPlan {
     /// Whether two field kinds store the same thing (to-one relationships: to the same entity, renames applied).

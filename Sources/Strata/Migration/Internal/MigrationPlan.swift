@@ -332,6 +332,17 @@ struct MigrationPlan {
                     table.columns.append((field.column, .value(Self.zero(field.storageClass))))
                     continue
                 }
+            } else if transform == nil, let change = Self.sameColumnChange(from: match, to: field) {
+                // A transform reads the old values itself.
+                switch change {
+                case .checked(let exactness):
+                    table.exactness.append(exactness)
+                case .refused(let reason):
+                    throw fail(
+                        "\(entity.name).\(field.property) changes between a Date and a number, \(reason). "
+                            + "Convert it in a .transform.",
+                        entity.name, field.property)
+                }
             }
             if !Self.sameKind(match.kind, field.kind, sourceGraphName: { sourceEntity in
                 entityRenames[sourceEntity] ?? sourceEntity

@@ -37,6 +37,23 @@ extension Migrator {
         return (expressions, values)
     }
 
+    /// Refuses, before anything is copied or altered, a change of type that would change stored values or
+    /// leave some the new type cannot read (``MigrationPlan/Exactness``), of a rebuilt table or one kept.
+    func checkExactness(_ table: MigrationPlan.Table) throws(StrataError) {
+        guard let source = table.source, let destination = table.destination else { return }
+        let from = dialect.quote(source.name)
+        for exactness in table.exactness {
+            let count = try count("SELECT count(*) FROM \(from) WHERE \(exactness.condition)")
+            guard count == 0 else {
+                throw StrataError(
+                    .invalidMigration,
+                    "\(destination.name).\(exactness.property) changes type, but \(count) object(s) \(exactness.reason). "
+                        + "Convert the field in a .transform of \(destination.name), or change those values first.",
+                    entity: destination.name, field: exactness.property)
+            }
+        }
+    }
+
     /// Refuses, before anything is copied, what the destination's constraints would refuse: `nil`s of a
     /// field that becomes required without a fill, and duplicates of a field that becomes unique.
     func check(_ table: MigrationPlan.Table) throws(StrataError) {
@@ -52,16 +69,6 @@ extension Migrator {
                     "\(destination.name).\(property) becomes required, but \(nulls) object(s) have no value. Declare "
                         + ".fill(\"\(destination.name)\", \"\(property)\", with: ...) in the step to give them one.",
                     entity: destination.name, field: property)
-            }
-        }
-        for exactness in table.exactness {
-            let count = try count("SELECT count(*) FROM \(from) WHERE \(exactness.condition)")
-            guard count == 0 else {
-                throw StrataError(
-                    .invalidMigration,
-                    "\(destination.name).\(exactness.property) changes type, but \(count) object(s) \(exactness.reason). "
-                        + "Convert the field in a .transform of \(destination.name), or change those values first.",
-                    entity: destination.name, field: exactness.property)
             }
         }
         // A transform sets the values itself (making them unique is what it is for): its rows are

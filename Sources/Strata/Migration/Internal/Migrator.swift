@@ -199,8 +199,9 @@ struct Migrator {
             counts[source] = actual
             overall.total = max(overall.done, overall.total - (estimated - actual))
         }
-        for table in plan.tables where table.action == .rebuild || table.action == .transform {
-            try check(table)
+        for table in plan.tables {
+            try checkExactness(table)
+            if table.action == .rebuild || table.action == .transform { try check(table) }
         }
         for (number, move) in plan.linkMoves.enumerated() {
             try collectLinks(move, into: Self.linksName(number))
