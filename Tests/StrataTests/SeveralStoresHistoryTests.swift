@@ -205,6 +205,30 @@ struct SeveralStoresHistoryTests {
         }
     }
 
+    @Test("an addStorage the writer refuses leaves the stack unchanged: the same file can be added afterwards")
+    func refusedAddStorageLeavesStack() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await DataStack(severalStoresSchema, storages: [SQLiteStore(path: directory.path("main.sqlite"))])
+        let cachePath = directory.path("cache.sqlite")
+        // Inside an unsafe transaction the writer refuses (it would wait for itself); before, the stack
+        // had taken the file already, and every later call failed with "includes the file already".
+        await expectStrataError(.reentrantTransaction) {
+            try await stack.withUnsafeTransaction { _ in
+                try await stack.addStorage(SQLiteStore(path: cachePath).configuration("Cache"))
+            }
+        }
+        // Cancelled before the writer's turn.
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await stack.addStorage(SQLiteStore(path: cachePath).configuration("Cache"))
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        try await stack.addStorage(SQLiteStore(path: cachePath).configuration("Cache"))
+        try await stack.perform { tx in try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" } }
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 1)
+        await stack.close()
+    }
+
     @Test("a transaction that writes to one store only does not lock or record in the others")
     func oneStoreTransaction() async throws {
         let directory = try TemporaryDirectory()

@@ -16,22 +16,33 @@ extension Writer {
         defer { passTurn() }
         if connection.isClosed { throw Connection.closedError }
         try connection.attach(entry)
+        // What can fail comes first, on copies: a failure detaches the store and leaves the writer with
+        // the stack's stores as they were.
+        var history = self.history
+        var keepsHistory = false
+        let addedVersion: Int64?
+        do {
+            // The added store's history: kept when this stack records one, followed when another stack
+            // turned it on for that file.
+            if history != nil, let added = store.allStores.last {
+                try history?.add(added, connection: connection)
+            } else if history == nil, let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) {
+                history = recorder
+                keepsHistory = true
+            }
+            // The added store's version from now on, beside the others' as last checked: a commit another
+            // connection made to them since that check is still one the next check reports. (Forgetting
+            // every version here made the next check take them as a first baseline, and lose that commit.)
+            addedVersion = lastDataVersion == nil ? nil : try connection.dataVersion(store: connection.storeCount - 1)
+        } catch {
+            connection.detachLast()
+            throw error
+        }
         self.store = store
-        // The added store's history: kept when this stack records one, followed when another stack
-        // turned it on for that file.
-        if history != nil, let added = store.allStores.last {
-            try history?.add(added, connection: connection)
-        } else if history == nil, let recorder = try HistoryRecorder(options: nil, store: store, connection: connection) {
-            history = recorder
-            historyKept.withLock { $0 = true }
-        }
+        self.history = history
+        if keepsHistory { historyKept.withLock { $0 = true } }
         ids = IDAllocator(homes: store.idHomes)
-        // The added store's version from now on, beside the others' as last checked: a commit another
-        // connection made to them since that check is still one the next check reports. (Forgetting
-        // every version here made the next check take them as a first baseline, and lose that commit.)
-        if lastDataVersion != nil, let added = try connection.dataVersion(store: connection.storeCount - 1) {
-            lastDataVersion?.append(added)
-        }
+        if let addedVersion { lastDataVersion?.append(addedVersion) }
     }
 
     /// Whether another connection (another process or stack) committed since the last check: the writer

@@ -128,6 +128,9 @@ extension DataStack {
             return "store\(current.allStores.count)"
         }()
         let planned = StoreLayout.Store(location: location, configuration: key, schemaName: schemaName)
+        // Made before the store is prepared: when adding it fails at any point, an in-memory store's
+        // files go with it.
+        let addedFiles = StoreFiles(path: location.path, isTemporary: location.isTemporary)
         let tag = try await Self.prepareStore(
             planned, schema: schema, history: history, options: connectionOptions,
             logger: logger, progress: progress)
@@ -147,8 +150,10 @@ extension DataStack {
         var checkOptions = connectionOptions
         checkOptions.attachments = AttachmentList((connectionOptions.attachments?.current ?? []) + [entry])
         try await Self.checkSharedIDs(store: next, files: files, options: checkOptions)
-        files.attach(StoreFiles(path: location.path, isTemporary: location.isTemporary))
+        // The stack takes the files once the writer has the store: a refusal or a cancellation before
+        // leaves the stack as it was, and a second call can add the same file.
         try await writer.attach(entry, store: next)
+        files.attach(addedFiles)
         connectionOptions.attachments?.append(entry)
         stores.replace(with: next)
         observation.storesChanged()

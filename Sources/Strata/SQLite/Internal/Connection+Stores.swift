@@ -113,14 +113,33 @@ extension Connection {
         stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
             + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
         guard !stores.isReadOnly else { return }
-        guard sqlite3_db_readonly(handle, entry.schemaName) != 1 else {
-            throw StrataError(
-                .readOnly,
-                "The store at \(entry.path) can only be read (the file or its directory is read-only). "
-                    + "Open it from a writable location, or fix its permissions.",
-                sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
+        do throws(StrataError) {
+            guard sqlite3_db_readonly(handle, entry.schemaName) != 1 else {
+                throw StrataError(
+                    .readOnly,
+                    "The store at \(entry.path) can only be read (the file or its directory is read-only). "
+                        + "Open it from a writable location, or fix its permissions.",
+                    sqliteCode: SQLITE_READONLY, extendedCode: SQLITE_READONLY)
+            }
+            try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(entry.synchronous.rawValue)")
+        } catch {
+            detachLast()
+            throw error
         }
-        try execute("PRAGMA \"\(entry.schemaName)\".synchronous = \(entry.synchronous.rawValue)")
+    }
+
+    /// Detaches the store attached last, when setting it up after ``attach(_:)`` failed: the connection
+    /// goes back to the stores it had.
+    func detachLast() {
+        guard let schemaName = stores.attachedSchemas.last else { return }
+        try? execute("DETACH DATABASE \"\(schemaName)\"")
+        stores.attachedSchemas.removeLast()
+        stores.lockStatements.removeLast()
+        stores.dataVersionStatements.removeLast()
+        stores.versionsLookedAt.removeLast()
+        stores.lockedVersions.removeLast()
+        stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
+            + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
     }
 
     /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
