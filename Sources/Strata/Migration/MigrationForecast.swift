@@ -47,7 +47,8 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         /// ``EntityChange/rows`` is 0.
         case inferred
         /// The table is rebuilt and every row copied in SQL (a type widened, a field removed, a field that
-        /// becomes required or unique, a relationship's storage).
+        /// becomes required or unique, a relationship's storage; a new field that is unique, has a
+        /// `dynamicInitialValue` and no fill, or has a value with no SQL literal).
         case rebuild
         /// Every object goes through the step's transform.
         case custom

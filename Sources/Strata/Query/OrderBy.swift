@@ -5,7 +5,7 @@ public import Foundation
 /// ```swift
 /// From<Person>().orderBy(.ascending(\.name) + .descending(\.age))
 /// From<Person>().orderBy(.ascending("name"))                      // by property name
-/// From<Person>().orderBy(SortDescriptor(\Person.age, order: .reverse))
+/// From<Person>().orderBy(OrderBy(SortDescriptor(\Person.age, order: .reverse)))
 /// ```
 /// Text sorts by its bytes (like Swift's `<` on strings) unless a `SortDescriptor` asks for a localized
 /// or case-insensitive comparison.

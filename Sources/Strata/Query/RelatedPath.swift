@@ -3,10 +3,10 @@
 /// ```swift
 /// From<Pet>().where(\.owner ~ \.name == "Ada")
 /// From<Pet>().where(\.owner ~ \.company ~ \.city == "Paris")
-/// From<Pet>().orderBy(...)   // chains filter; they do not sort
 /// ```
 /// Compare it like a key path; the result is a ``Where`` that matches objects whose related object
-/// (or chain of related objects) matches. A `nil` relationship never matches.
+/// (or chain of related objects) matches. A `nil` relationship never matches. A chain only filters:
+/// ``OrderBy`` takes none.
 public struct RelatedPath<Root: Entity, Value>: Sendable {
     /// The to-one relationships to follow, from the root: (entity name, field index, property name).
     let hops: [(entity: String, field: Int, property: String)]

@@ -1,10 +1,11 @@
 /// A filter over objects of entity `E`, translated to a SQL `WHERE` clause with bound values.
 ///
-/// Build one from key paths and operators, from Foundation's `#Predicate`, or from a format string:
+/// Build one from key paths and operators, from factories such as `Where.contains`, from Foundation's
+/// `#Predicate`, or from a format string:
 /// ```swift
 /// From<Person>().where(\.age >= 18 && \.name != "")
 /// From<Person>().where(\.email == nil || !(\.age < 30))
-/// From<Person>().where((\.name).contains("ad", caseInsensitive: true))
+/// From<Person>().where(.contains(\.name, "ad", caseInsensitive: true))
 /// ```
 /// Missing values follow Swift's rules, not SQL's: `\.email == nil` matches `NULL`, and `!` turns a
 /// comparison with a missing value into `true`.

@@ -1,4 +1,9 @@
-/// The one error type Strata throws.
+/// The error Strata throws for its own failures.
+///
+/// Two other types wrap errors: an import or batch call throws ``ImportError``, whose
+/// ``ImportError/underlying`` is what failed while one source was applied (a `StrataError`, such as a
+/// unique constraint, or your import code's error); a migration throws ``MigrationError`` for what a
+/// step's own closure threw (``MigrationError/underlying``). A cancelled task gets `CancellationError`.
 ///
 /// Every error says what failed in words a user can act on, and carries what is known of the context:
 /// SQLite's primary and extended result codes, SQLite's message, the SQL that failed (with values

@@ -74,8 +74,10 @@ extension DataStack {
         /// The metrics, each with the `stack` dimension (``name``), never a stored value:
         /// - `strata_transactions_total` (counter), with `outcome` `committed`, `rolled_back` (the
         ///   closure threw, called ``Transaction/cancel()`` or its task was cancelled while it ran),
-        ///   `failed` (the commit failed) or `cancelled` (its task was cancelled before it began, while
-        ///   it waited for the writer, say); each commit of an ``UnsafeTransaction`` counts once;
+        ///   `failed` (the commit failed), `cancelled` (its task was cancelled before it began, while
+        ///   it waited for the writer, say) or `refused` (its task runs inside the stack's
+        ///   ``DataStack/withUnsafeTransaction(_:)``, which it would wait for forever: it throws
+        ///   ``StrataError/Code/reentrantTransaction``); each commit of an ``UnsafeTransaction`` counts once;
         /// - `strata_commit_duration` (timer): how long each commit took;
         /// - `strata_writer_wait` (timer): each wait for the writer's turn that suspended;
         /// - `strata_reader_wait` (timer): each wait for a read connection that suspended, with `pool`

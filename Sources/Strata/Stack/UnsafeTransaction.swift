@@ -4,12 +4,12 @@ import Tracing
 /// imports that commit in chunks.
 ///
 /// ```swift
-/// let import = try await stack.beginUnsafe()
+/// let unsafe = try await stack.beginUnsafe()
 /// for chunk in chunks {
-///     try await import.perform { tx in for row in chunk { try tx.create(Into<Person>()) { $0.name = row } } }
-///     try await import.commit()
+///     try await unsafe.perform { tx in for row in chunk { try tx.create(Into<Person>()) { $0.name = row } } }
+///     try await unsafe.commit()
 /// }
-/// await import.end()
+/// await unsafe.end()
 /// ```
 /// It holds the writer from ``DataStack/beginUnsafe()`` until ``end()`` (or until it is released, or
 /// its stack closes, which rolls back what was not committed):

@@ -116,8 +116,8 @@ struct Migrator {
 
     /// The rows of each source entity of each plan: counted in the store for the first plan, carried
     /// over by name (renames followed) for the later ones. With `copiedOnly`, only the entities whose
-    /// rows some step copies or transforms are counted (the others are 0): a step that only adds fields
-    /// then takes a time that does not depend on the number of rows.
+    /// rows some step copies or transforms are counted (the others are 0): a step that keeps every table
+    /// (fields added with `ALTER TABLE`) then counts no rows.
     func estimatedRows(_ plans: [MigrationPlan], copiedOnly: Bool = false) throws(StrataError) -> [[String: Int]] {
         // The first version's entities that some step copies, following each one back through the steps.
         var needed: Set<String> = []
