@@ -223,6 +223,23 @@ struct MetricsTracingTests {
         expectNoSecret(instruments)
     }
 
+    @Test("an error whose message quotes a stored value is recorded on the span without it; the caller's error keeps it")
+    func storedValueInMessage() async throws {
+        let instruments = Instruments()
+        let stack = try await instruments.stack()
+        try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = Self.secret } }
+        // The largest name read as an Int: a typeMismatch that quotes the name, for the developer.
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.queryValue(From<Person>().select(Int.self, .maximum(\.name))) }
+        }
+        #expect(error?.code == .typeMismatch && error?.message.contains(Self.secret) == true)
+        let spans = instruments.spans("strata.transaction")
+        let recorded = try #require(spans.last?.errors.first)
+        // Before, the span recorded the message as it was, the name in it.
+        #expect("\(recorded.error)".contains("typeMismatch") && "\(recorded.error)".contains("text (17 bytes)"))
+        expectNoSecret(instruments)
+    }
+
     /// No dimension, span attribute or recorded error holds the stored value.
     func expectNoSecret(_ instruments: Instruments) {
         for span in instruments.tracer.finishedSpans {

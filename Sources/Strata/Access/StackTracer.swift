@@ -62,14 +62,15 @@ struct StackTracer: Sendable {
         span.end()
     }
 
-    /// An error as recorded on a span: Strata's code and message (which name entities, fields and IDs,
-    /// never values), or only the type of any other error, whose text could hold values.
+    /// An error as recorded on a span: Strata's code and message (which name entities, fields and IDs; a
+    /// message that quotes a stored value is recorded without it), or only the type of any other error,
+    /// whose text could hold values.
     struct RecordedError: Error, CustomStringConvertible {
         let description: String
 
         init(_ error: any Error) {
             if let strata = error as? StrataError {
-                description = "\(strata.code): \(strata.message)"
+                description = strata.summaryWithoutValues
             } else if error is CancellationError {
                 description = "CancellationError"
             } else {

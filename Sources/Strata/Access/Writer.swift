@@ -327,7 +327,7 @@ actor Writer {
     /// An error for the log: its code and message, never values (Strata's messages name entities,
     /// fields and IDs, and its SQL elides values).
     private static func summary(of error: any Error) -> String {
-        if let strata = error as? StrataError { return "\(strata.code): \(strata.message)" }
+        if let strata = error as? StrataError { return strata.summaryWithoutValues }
         return "\(type(of: error))"
     }
 

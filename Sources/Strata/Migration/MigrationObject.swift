@@ -57,7 +57,8 @@ public struct MigrationObject: Sendable {
         guard let typed = V(databaseValue: value) else {
             throw StrataError(
                 .typeMismatch, "\(entity).\(field) of object \(id) holds \(value), which cannot be read as \(V.self).",
-                entity: entity, field: field)
+                entity: entity, field: field
+            ).hidingValues("\(entity).\(field) of object \(id) holds \(value.kindDescription), which cannot be read as \(V.self).")
         }
         return typed
     }

@@ -87,6 +87,19 @@ extension DatabaseValue {
     }
 }
 
+extension DatabaseValue {
+    /// The storage class and size, never the value: what a log or a span may say of a stored value.
+    var kindDescription: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "an integer"
+        case .real: "a real"
+        case .text(let value): "text (\(value.utf8.count) bytes)"
+        case .blob(let value): "a blob (\(value.count) bytes)"
+        }
+    }
+}
+
 extension DatabaseValue: CustomStringConvertible {
     /// A short description that names the storage class and, for small values, the value.
     public var description: String {

@@ -105,11 +105,11 @@ public struct Row {
     @usableFromInline
     func typeMismatch<V>(_ type: V.Type, value: DatabaseValue, at index: Int32) -> StrataError {
         let column = statement.columnName(at: index)
+        let advice = "The stored data does not match the entity's declaration: check the field's type, or migrate the store."
         return StrataError(
-            .typeMismatch,
-            "Column \(column) holds \(value), which cannot be read as \(V.self). The stored data does not "
-                + "match the entity's declaration: check the field's type, or migrate the store.",
-            sql: statement.sql, field: column)
+            .typeMismatch, "Column \(column) holds \(value), which cannot be read as \(V.self). " + advice,
+            sql: statement.sql, field: column
+        ).hidingValues("Column \(column) holds \(value.kindDescription), which cannot be read as \(V.self). " + advice)
     }
 }
 

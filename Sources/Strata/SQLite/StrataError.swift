@@ -112,6 +112,19 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public let entity: String?
     /// The field (property name) involved, when known.
     public let field: String?
+    /// The message with the stored values it quotes left out, for logs and spans; `nil` when the message
+    /// quotes none (Strata's messages name entities, fields and IDs).
+    var messageWithoutValues: String?
+
+    /// The code and the message without stored values: what logs and spans record.
+    var summaryWithoutValues: String { "\(code): \(messageWithoutValues ?? message)" }
+
+    /// This error, with `message` for logs and spans: the same text, the stored values it quotes left out.
+    func hidingValues(_ message: String) -> StrataError {
+        var error = self
+        error.messageWithoutValues = message
+        return error
+    }
 
     /// Makes an error. Strata makes its own errors; this initializer serves tests and extensions.
     public init(

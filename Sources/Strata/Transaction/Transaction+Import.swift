@@ -216,19 +216,19 @@ extension Transaction {
                 if let other = ids[key], other != id {
                     if other.storeTag == id.storeTag {
                         // One store's unique index holds both: their keys differ in bytes, not in Swift.
+                        let advice = "in Swift that differ in their Unicode normalization (the store compares bytes, Swift's "
+                            + "== canonical equivalence), so a dictionary keyed by \(Key.self) cannot hold both. Look them up one "
+                            + "at a time, or store the keys normalized (precomposedStringWithCanonicalMapping)."
                         throw StrataError(
-                            .invalidArgument,
-                            "Two objects of \(entity.description.name) hold keys equal to \(key) in Swift that differ in their "
-                                + "Unicode normalization (the store compares bytes, Swift's == canonical equivalence), so a "
-                                + "dictionary keyed by \(Key.self) cannot hold both. Look them up one at a time, or store the "
-                                + "keys normalized (precomposedStringWithCanonicalMapping).",
-                            entity: entity.description.name)
+                            .invalidArgument, "Two objects of \(entity.description.name) hold keys equal to \(key) " + advice,
+                            entity: entity.description.name
+                        ).hidingValues("Two objects of \(entity.description.name) hold equal keys " + advice)
                     }
+                    let advice = "is in two stores (a unique field is unique within each store); look in one with "
+                        + "uniqueIDs(…, in: From<\(entity.description.name)>(\"Config\"))."
                     throw StrataError(
-                        .invalidArgument,
-                        "Key \(key) of \(entity.description.name) is in two stores (a unique field is unique within "
-                            + "each store); look in one with uniqueIDs(…, in: From<\(entity.description.name)>(\"Config\")).",
-                        entity: entity.description.name)
+                        .invalidArgument, "Key \(key) of \(entity.description.name) " + advice, entity: entity.description.name
+                    ).hidingValues("A key of \(entity.description.name) " + advice)
                 }
                 ids[key] = id
             }

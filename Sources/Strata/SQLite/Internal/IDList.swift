@@ -31,5 +31,6 @@ enum IDList {
 
     private static func invalid(_ text: String) -> StrataError {
         StrataError(.typeMismatch, "A to-many relationship column holds \(text.prefix(40)), which is not a list of IDs.")
+            .hidingValues("A to-many relationship column holds text that is not a list of IDs.")
     }
 }

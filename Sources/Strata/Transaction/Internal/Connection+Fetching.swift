@@ -199,7 +199,8 @@ extension Connection {
         guard let typed = T(databaseValue: value) else {
             throw StrataError(
                 .typeMismatch, "The query's value \(value) cannot be read as \(T.self); select another type.",
-                sql: sql.sql, entity: E.entityDescription.name)
+                sql: sql.sql, entity: E.entityDescription.name
+            ).hidingValues("The query's value, \(value.kindDescription), cannot be read as \(T.self); select another type.")
         }
         return typed
     }
