@@ -229,6 +229,29 @@ struct SeveralStoresHistoryTests {
         await stack.close()
     }
 
+    @Test("a check for other connections' commits between an unsafe transaction's blocks reads no store, so a later write to one succeeds")
+    func externalCheckDuringUnsafeTransaction() async throws {
+        let directory = try TemporaryDirectory()
+        let stack = try await makeSeveralStoresStack(directory, configuration: Self.recording)
+        let other = try await makeSeveralStoresStack(directory, configuration: Self.recording)
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in _ = try tx.create(Into<StoreNote>(nil)) { $0.title = "main" } }
+        // What the monitor runs, between two blocks: before, it read every store's data_version inside
+        // the open transaction, which started the cache store's snapshot.
+        #expect(try await stack.writer.externalChanges() == nil)
+        try await other.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "other.png" } }
+        // Before, SQLITE_BUSY_SNAPSHOT: the snapshot predates the other stack's commit.
+        try await unsafe.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "mine.png" } }
+        _ = try await unsafe.commit()
+        await unsafe.end()
+        // The other stack's commit is reported once the transaction has ended.
+        let changes = try #require(try await stack.writer.externalChanges())
+        #expect(changes.insertedIDs(StoreThumbnail.self).count == 1)
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 2)
+        await other.close()
+        await stack.close()
+    }
+
     @Test("a transaction that writes to one store only does not lock or record in the others")
     func oneStoreTransaction() async throws {
         let directory = try TemporaryDirectory()

@@ -21,6 +21,10 @@ import Logging
 ///   without a watch (in-memory stores, platforms without one, or when it cannot be set up), every
 ///   ``watchedPollFactor`` × `pollInterval` with one.
 ///
+/// - While an unsafe transaction is open between its blocks, a check reads nothing (a store's version
+///   read inside the transaction would start that store's snapshot) and comes again after 4 ms, then
+///   four times later each time, up to 256 ms, until the transaction has ended.
+///
 /// `report` runs on the writer's thread, right after the check that saw the change: between two of
 /// the stack's transactions, so whatever it hands to the commit feed lands in order with them.
 final class ExternalChangeMonitor: Sendable {
@@ -30,6 +34,8 @@ final class ExternalChangeMonitor: Sendable {
     /// re-checks after it stops.
     static let ownCommitDelay: Duration = .milliseconds(4)
     static let ownCommitRechecks: [Duration] = [.milliseconds(16), .milliseconds(64)]
+    /// The longest a check put off by an open unsafe transaction waits before it tries again.
+    static let maximumDeferral: Duration = .milliseconds(256)
     /// The poll's interval with a working watch, as a multiple of `pollInterval`.
     static let watchedPollFactor = 8
     /// The watcher's pause after a batch of events while the stack is not committing.
@@ -148,11 +154,21 @@ final class ExternalChangeMonitor: Sendable {
         seriesEnded: @Sendable () -> Void
     ) async {
         defer { seriesEnded() }
+        /// A check put off by an open unsafe transaction comes again after this, four times longer each
+        /// time it is put off again, up to `maximumDeferral`.
+        var deferral = ownCommitDelay
+        var delays = ArraySlice<Duration>()
         /// One check; `false` when the stack is closed.
         func check() async -> Bool {
             checks.withLock { $0 += 1 }
             do {
-                try await Self.check(writer, report: report)
+                if try await Self.check(writer, report: report) {
+                    deferral = ownCommitDelay
+                } else {
+                    // Before the rest of the series, if any.
+                    delays = [deferral] + delays
+                    deferral = min(deferral * 4, maximumDeferral)
+                }
             } catch {
                 if error.code == .stackClosed { return false }
                 logger.warning(
@@ -160,7 +176,6 @@ final class ExternalChangeMonitor: Sendable {
             }
             return true
         }
-        var delays = ArraySlice<Duration>()
         // Counted before each check: a commit of the stack during the check explains a later event.
         var localBefore = localCommits()
         while !Task.isCancelled {
@@ -189,8 +204,12 @@ final class ExternalChangeMonitor: Sendable {
 
     /// Checks on the writer's thread and reports there, in order with the stack's own commits.
     /// With a persistent history, the change set reported is what the other connections' commits
-    /// recorded; otherwise an external one (anything may have changed).
-    private static func check(_ writer: isolated Writer, report: @Sendable (ChangeSet) -> Void) throws(StrataError) {
+    /// recorded; otherwise an external one (anything may have changed). Returns `false`, having read
+    /// nothing, while an unsafe transaction is open between its blocks: a read of a store it has not
+    /// written to yet would start that store's snapshot, and a later write to it would then fail with
+    /// `SQLITE_BUSY_SNAPSHOT` if another connection committed there meanwhile.
+    private static func check(_ writer: isolated Writer, report: @Sendable (ChangeSet) -> Void) throws(StrataError) -> Bool {
+        guard !writer.connection.isInTransaction else { return false }
         let changes: ChangeSet?
         do {
             changes = try writer.externalChanges()
@@ -200,5 +219,6 @@ final class ExternalChangeMonitor: Sendable {
             throw StrataError(.sqlite, "checking for other processes' commits failed: \(error)")
         }
         if let changes { report(changes) }
+        return true
     }
 }

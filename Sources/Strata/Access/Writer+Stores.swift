@@ -55,6 +55,10 @@ extension Writer {
     /// The indices of the stores another connection committed to since the last check (see
     /// ``externalChangeCheck()``).
     private func changedStores() throws -> [Int] {
+        // Between an unsafe transaction's blocks, reading a store's version would start that store's
+        // snapshot: a later write of the transaction to it would fail with SQLITE_BUSY_SNAPSHOT once
+        // another connection committed there. The check comes again when the transaction has ended.
+        guard !connection.isInTransaction else { return [] }
         var version: [Int64] = []
         for index in 0..<connection.storeCount {
             guard let one = try connection.dataVersion(store: index) else { return [] }
