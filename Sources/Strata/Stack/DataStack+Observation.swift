@@ -3,7 +3,7 @@ extension DataStack {
     public func objectPublisher<E: Entity>(_ id: EntityID<E>) -> ObjectPublisher<E> {
         let stores = self.stores
         let core = ObservationCore<E?>(
-            center: observation, readers: readers,
+            center: observation, readers: readers, stores: { stores.current },
             isRelevant: { changes in
                 guard !changes.isUnknown else { return true }
                 let entity = changes.changes(for: E.self)
@@ -20,9 +20,7 @@ extension DataStack {
                     && before.relationships == after.relationships
                     && before.derivedValues == after.derivedValues
             },
-            fetch: { _, _, connection in
-                // The stores as of this fetch: a publisher sees stores added after it was made.
-                let store = stores.current
+            fetch: { _, _, connection, store in
                 _ = try store.entity(E.self)
                 return try connection.fetchExisting(id, store: store)
             })
@@ -82,7 +80,7 @@ extension DataStack {
         }
         // The core holds the object as read; each iterator counts changed fields from what it delivered.
         let core = ObservationCore<E?>(
-            center: observation, readers: readers,
+            center: observation, readers: readers, stores: { stores.current },
             isRelevant: { changes in
                 guard !changes.isUnknown else { return true }
                 let entity = changes.changes(for: E.self)
@@ -93,9 +91,8 @@ extension DataStack {
                 guard let old, let new else { return (old == nil) == (new == nil) }
                 return fieldsChanged(old, new).isEmpty
             },
-            fetch: { _, _, connection in
+            fetch: { _, _, connection, store in
                 if let failure { throw failure }
-                let store = stores.current
                 _ = try store.entity(E.self)
                 return try connection.fetchExisting(id, store: store)
             })
@@ -112,10 +109,10 @@ extension DataStack {
         let watched = dependencies
         let stores = self.stores
         let core = ObservationCore<Int>(
-            center: observation, readers: readers,
+            center: observation, readers: readers, stores: { stores.current },
             isRelevant: { $0.touches(watched) },
             isDuplicate: { $0 == $1 },
-            fetch: { _, _, connection in try connection.fetchCount(from, store: stores.current) })
+            fetch: { _, _, connection, store in try connection.fetchCount(from, store: store) })
         return CountPublisher(core: core)
     }
 
@@ -127,12 +124,11 @@ extension DataStack {
         let stores = self.stores
         let log = writer.commitLog
         let core = ObservationCore<ListSnapshot<E>>(
-            center: observation, readers: readers,
+            center: observation, readers: readers, stores: { stores.current },
             isRelevant: { $0.touches(dependencies) },
             // Equal objects with a non-empty diff carry changed prefetched objects: not a duplicate.
             isDuplicate: { old, new in old == new && !new.carriesRelatedChanges },
-            fetch: { previous, changes, connection in
-                let store = stores.current
+            fetch: { previous, changes, connection, store in
                 _ = try store.entity(E.self)
                 return try engine.snapshot(previous: previous, changes: changes, log: log, connection: connection, store: store)
             })

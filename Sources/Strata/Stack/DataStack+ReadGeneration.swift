@@ -18,6 +18,9 @@ extension DataStack {
     ///   the stack was closed; the error SQLite reported when the read transaction could not begin.
     public func readGeneration() async throws -> ReadGeneration {
         try Task.checkCancellation()
+        // The stores as of now, before the generation's read begins: its connection attaches every store
+        // listed by then, so none it names is missing (read after, a store added meanwhile could be).
+        let store = self.store
         let reader = try await generationReaders.acquire()
         let token = generations.makeToken()
         let walSize: Int

@@ -4,11 +4,19 @@ import Synchronization
 /// lock and whose actions it performs outside of it. Every consumer of a publisher shares its core, so a
 /// relevant commit costs one fetch however many consumers there are.
 final class ObservationCore<Value: Sendable>: Sendable {
-    /// Computes the next value on a reader's connection, from the previous value and the changes since.
-    typealias Fetch = @Sendable (_ previous: Value?, _ changes: [ChangeSet]?, _ connection: Connection) throws -> Value
+    /// Computes the next value on a reader's connection, from the previous value and the changes since,
+    /// over the stack's stores as they were when the fetch began (see ``ObservationCore/stores``).
+    typealias Fetch = @Sendable (
+        _ previous: Value?, _ changes: [ChangeSet]?, _ connection: Connection, _ store: StoreContext
+    ) throws -> Value
 
     private let center: ObservationCenter
     private let readers: ReaderPool
+    /// The stack's stores now, read before each fetch's lease begins: a publisher sees stores added after
+    /// it was made, and the reader's connection, which attaches the added stores as its lease begins
+    /// (they are listed before the stack names them), has every store the fetch names. (Read inside the
+    /// lease, a store added meanwhile could be named before the connection attached it: "no such table".)
+    private let stores: @Sendable () -> StoreContext
     private let isRelevant: @Sendable (ChangeSet) -> Bool
     private let fetch: Fetch
     private let isDuplicate: @Sendable (Value, Value) -> Bool
@@ -20,11 +28,13 @@ final class ObservationCore<Value: Sendable>: Sendable {
     private let state = Locked(State())
 
     init(
-        center: ObservationCenter, readers: ReaderPool, isRelevant: @escaping @Sendable (ChangeSet) -> Bool,
+        center: ObservationCenter, readers: ReaderPool, stores: @escaping @Sendable () -> StoreContext,
+        isRelevant: @escaping @Sendable (ChangeSet) -> Bool,
         isDuplicate: @escaping @Sendable (Value, Value) -> Bool, fetch: @escaping Fetch
     ) {
         self.center = center
         self.readers = readers
+        self.stores = stores
         self.isRelevant = isRelevant
         self.isDuplicate = isDuplicate
         self.fetch = fetch
@@ -119,11 +129,12 @@ final class ObservationCore<Value: Sendable>: Sendable {
             return startWaitingFetch(epoch: epoch, previous: previous, changes: changes)
         }
         center.noteFetch()
+        let store = stores()
         Task(executorPreference: reader.executor) { [weak self] in
             let result: Result<(Value, Int?), any Error>
             do {
                 result = .success(try await reader.lease(returningTo: readers) { connection in
-                    try Self.run(fetch, previous, changes, connection)
+                    try Self.run(fetch, previous, changes, connection, store)
                 })
             } catch {
                 result = .failure(error)
@@ -138,6 +149,7 @@ final class ObservationCore<Value: Sendable>: Sendable {
         let fetch = self.fetch
         let center = self.center
         let readers = self.readers
+        let stores = self.stores
         Task { [weak self] in
             let result: Result<(Value, Int?), any Error>
             // The observation may stop while the fetch waits (its last consumer gone): then neither the
@@ -146,9 +158,10 @@ final class ObservationCore<Value: Sendable>: Sendable {
             do {
                 result = .success(try await center.withFetchPermit(isWanted: isWanted) {
                     // A lease, not `read`: an observation fetch is no read of a caller's, so it has no span.
-                    try await readers.acquire().lease(returningTo: readers) { connection in
+                    let store = stores()
+                    return try await readers.acquire().lease(returningTo: readers) { connection in
                         guard isWanted() else { throw CancellationError() }
-                        return try Self.run(fetch, previous, changes, connection)
+                        return try Self.run(fetch, previous, changes, connection, store)
                     }
                 })
             } catch {
@@ -161,10 +174,10 @@ final class ObservationCore<Value: Sendable>: Sendable {
     /// Runs `fetch` in a read lease, with the number of commits the read sees (taken before its first
     /// statement, under the commit gate).
     private static func run(
-        _ fetch: Fetch, _ previous: Value?, _ changes: [ChangeSet]?, _ connection: Connection
+        _ fetch: Fetch, _ previous: Value?, _ changes: [ChangeSet]?, _ connection: Connection, _ store: StoreContext
     ) throws -> (Value, Int?) {
         let seen = try connection.commitsSeen()
-        return (try fetch(previous, changes, connection), seen)
+        return (try fetch(previous, changes, connection, store), seen)
     }
 
     /// Whether the fetch of `epoch` is still the one the observation waits for.
