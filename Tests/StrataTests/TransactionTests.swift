@@ -311,6 +311,33 @@ struct TransactionTests {
         #expect(try await stack.fetchCount(From<Person>()) == 0)
     }
 
+    @Test("tx.cancel() in an unsafe transaction's block cancels that block alone, even when its error is caught")
+    func cancelInUnsafeBlock() async throws {
+        let (stack, _) = try await makeStack()
+        let unsafe = try await stack.beginUnsafe()
+        try await unsafe.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "kept" } }
+        await expectStrataError(.transactionCancelled) {
+            try await unsafe.perform { tx in
+                _ = try tx.create(Into<Person>()) { $0.name = "cancelled" }
+                try tx.cancel()
+            }
+        }
+        // The cancellation caught in the block still cancels the block, and only it.
+        await expectStrataError(.transactionCancelled) {
+            try await unsafe.perform { tx in
+                _ = try tx.create(Into<Person>()) { $0.name = "caught" }
+                do { try tx.cancel() } catch {}
+                _ = try? tx.create(Into<Person>()) { $0.name = "after" }
+            }
+        }
+        try await unsafe.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "later" } }
+        // Before, the unsafe transaction stayed cancelled: this commit threw and lost "kept" and "later".
+        let committed = try await unsafe.commit()
+        #expect(committed.insertedIDs(Person.self).count == 2)
+        await unsafe.end()
+        #expect(Set(try await stack.fetchAll(From<Person>()).map(\.name)) == ["kept", "later"])
+    }
+
     @Test("create refuses an ID set by hand")
     func createWithID() async throws {
         let (stack, _) = try await makeStack()

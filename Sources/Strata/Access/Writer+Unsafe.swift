@@ -86,6 +86,9 @@ extension Writer {
         let statementsBefore = connection.statementCount
         do {
             let result = try body(transaction)
+            // A block that cancelled (`tx.cancel()`, its error caught in the block) or broke its
+            // transaction ends like one that threw: rolled back alone.
+            if let broken = transaction.broken { throw broken }
             noteBlock(statements: connection.statementCount &- statementsBefore, changes: transaction.changes, error: nil)
             connection.resetActiveStatements()
             try connection.execute("RELEASE strata_block")
@@ -103,9 +106,29 @@ extension Writer {
             } else {
                 transaction.changes = changesBefore
                 transaction.storeChanges = storeChangesBefore
-                if connection.isInTransaction {
-                    try? connection.execute("ROLLBACK TO strata_block")
-                    try? connection.execute("RELEASE strata_block")
+                // A cancellation that comes now must not stop the undoing of the block.
+                interruptHandle.disarm()
+                do {
+                    if connection.isInTransaction {
+                        try connection.execute("ROLLBACK TO strata_block")
+                        try connection.execute("RELEASE strata_block")
+                    }
+                    // The block left no trace: the transaction goes on, whatever the block did to it.
+                    transaction.broken = nil
+                    transaction.isOpen = true
+                } catch {
+                    // The block's writes could not be undone, and committing would keep them without
+                    // their changes: the whole transaction is rolled back, as when SQLite does it, and
+                    // the next `perform` or `commit` says so (once).
+                    transaction.clearChanges()
+                    transaction.lostWork = StrataError(
+                        error.code,
+                        "A block of the unsafe transaction failed and its work could not be undone (\(error.message)), so "
+                            + "the transaction's uncommitted work was rolled back. Redo it from the last commit.",
+                        sqliteCode: error.sqliteCode, extendedCode: error.extendedCode)
+                    transaction.broken = nil
+                    transaction.isOpen = true
+                    rollback()
                 }
             }
             throw reported

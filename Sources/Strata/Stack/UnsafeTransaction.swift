@@ -14,10 +14,11 @@ import Tracing
 /// It holds the writer from ``DataStack/beginUnsafe()`` until ``end()`` (or until it is released, or
 /// its stack closes, which rolls back what was not committed):
 /// other transactions wait, reads go on and see only committed work. Each ``perform(_:)`` block runs
-/// in a savepoint: a block that throws leaves no trace, and the uncommitted work before it stays, unless
-/// SQLite rolled the whole transaction back on the block's error (a full disk or an I/O error in a write,
-/// an interrupt at some points): that work is then gone too, and the next ``perform(_:)`` or ``commit()``
-/// throws that error, once.
+/// in a savepoint: a block that throws (or calls ``Transaction/cancel()``) leaves no trace, and the
+/// uncommitted work before it stays, unless SQLite rolled the whole transaction back on the block's
+/// error (a full disk or an I/O error in a write, an interrupt at some points) or the block's work could
+/// not be undone: that work is then gone too, and the next ``perform(_:)`` or ``commit()`` throws that
+/// error, once.
 /// Ending it, or letting it go, rolls back whatever was not committed.
 public final class UnsafeTransaction: Sendable {
     private let writer: Writer
