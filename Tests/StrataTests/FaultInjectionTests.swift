@@ -33,6 +33,10 @@ struct FaultPlan: Sendable {
     var injected: [FaultKind: Int] = [:]
     /// Whether only writes fail (reads, syncs, truncations and mappings work).
     var writesOnly = false
+    /// The files opened from now on whose name ends so are *marked*: ``failsMarkedWrites`` fails their
+    /// writes alone, with a full disk.
+    var markedSuffix: String?
+    var failsMarkedWrites = false
 
     /// Whether the next call fails, counting it as `kind` when it does.
     mutating func fails(_ kind: FaultKind) -> Bool {
@@ -71,8 +75,15 @@ enum FaultVFS {
     /// Registers the VFS (once) and returns its name, for ``DataStack/Configuration/vfsName``.
     static var registeredName: String { registration.name }
 
-    /// The bytes before the real file: our `sqlite3_file`, then the open flags, rounded up to 16.
-    static let header = (MemoryLayout<sqlite3_file>.size + MemoryLayout<Int32>.size + 15) & ~15
+    /// The bytes before the real file: our `sqlite3_file`, then the open flags and whether the file is
+    /// marked (see ``FaultPlan/markedSuffix``), rounded up to 16.
+    static let header = (MemoryLayout<sqlite3_file>.size + 2 * MemoryLayout<Int32>.size + 15) & ~15
+    static let markOffset = MemoryLayout<sqlite3_file>.size + MemoryLayout<Int32>.size
+
+    /// Whether `file` was marked when it was opened.
+    static func isMarked(_ file: UnsafeMutablePointer<sqlite3_file>?) -> Bool {
+        UnsafeMutableRawPointer(file!).load(fromByteOffset: markOffset, as: Int32.self) != 0
+    }
 
     private static let registration = Registration()
 
@@ -129,6 +140,9 @@ enum FaultVFS {
             if let realMethods = real.pointee.pMethods {
                 UnsafeMutableRawPointer(file).storeBytes(
                     of: flags, toByteOffset: MemoryLayout<sqlite3_file>.size, as: Int32.self)
+                let suffix = FaultVFS.plan.withLock { $0.markedSuffix }
+                let marked = suffix.map { suffix in name.map { String(cString: $0).hasSuffix(suffix) } ?? false } ?? false
+                UnsafeMutableRawPointer(file).storeBytes(of: marked ? 1 : 0, toByteOffset: FaultVFS.markOffset, as: Int32.self)
                 file.pointee.pMethods = UnsafePointer(FaultVFS.methods(version: realMethods.pointee.iVersion))
             }
             return rc
@@ -223,6 +237,7 @@ enum FaultVFS {
             return FaultVFS.realMethods(file).xRead(FaultVFS.real(file), buffer, count, offset)
         }
         methods.xWrite = { file, buffer, count, offset in
+            if FaultVFS.isMarked(file), FaultVFS.plan.withLock({ $0.failsMarkedWrites }) { return SQLITE_FULL }
             if let fault = FaultVFS.plan.withLock({ $0.writeFault() }) { return fault }
             return FaultVFS.realMethods(file).xWrite(FaultVFS.real(file), buffer, count, offset)
         }
@@ -581,6 +596,41 @@ struct FaultInjectionTests {
             observer: \(observer.snapshots) snapshots, \(observer.subscriptions) subscriptions, \(observer.errors.count) errors; \
             \(start.duration(to: clock.now))
             """)
+    }
+
+    @Test("a COMMIT to two stores that fails after the main store committed is reported as possibly kept, and observers read again")
+    func partialCommitOfSeveralStores() async throws {
+        let directory = try TemporaryDirectory()
+        FaultVFS.plan.withLock { $0.markedSuffix = "cache.sqlite-wal" }
+        defer { FaultVFS.plan.withLock { $0.markedSuffix = nil; $0.failsMarkedWrites = false } }
+        var configuration = DataStack.Configuration()
+        configuration.vfsName = FaultVFS.registeredName
+        let stack = try await DataStack(
+            severalStoresSchema,
+            storages: [SQLiteStore(path: directory.path("main.sqlite")), SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache")],
+            configuration: configuration)
+        // The cache's WAL exists and is marked before the fault is armed.
+        try await stack.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "first.png" } }
+        var changes = stack.changes().makeAsyncIterator()
+        FaultVFS.plan.withLock { $0.failsMarkedWrites = true }
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in
+                _ = try tx.create(Into<StoreNote>(nil)) { $0.title = "main" }
+                _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "cache.png" }
+            }
+        }
+        FaultVFS.plan.withLock { $0.failsMarkedWrites = false }
+        #expect(error?.code == .diskFull && error?.message.contains("several stores") == true, "\(String(describing: error))")
+        // SQLite committed the main store before the cache's WAL write failed.
+        #expect(try await stack.fetchCount(From<StoreNote>()) == 1)
+        #expect(try await stack.fetchCount(From<StoreThumbnail>()) == 1)
+        try await stack.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "later.png" } }
+        // Before, observers heard nothing of the note, which publishers of notes never showed.
+        let first = try #require(await changes.next())
+        #expect(first.isUnknown)
+        let second = try #require(await changes.next())
+        #expect(second.insertedIDs(StoreThumbnail.self).count == 1 && !second.isUnknown)
+        await stack.close()
     }
 
     @Test("a full disk or an I/O error while a migration writes rolls it back: the old version, whole, migrates later")

@@ -39,9 +39,33 @@ extension Writer {
         let tokens = changes.isEmpty ? nil : try history?.record(changes, byStore: transaction.storeChanges, on: connection)
         let commitLog = self.commitLog
         var published = changes
-        try connection.commitWrite { number in
-            if !changes.isEmpty { commitLog.add(number, changes) }
-            published.commitNumber = number
+        var partial: ChangeSet?
+        do {
+            try connection.commitWrite(counted: { number in
+                if !changes.isEmpty { commitLog.add(number, changes) }
+                published.commitNumber = number
+            }, partial: { number in
+                var unknown = ChangeSet()
+                unknown.isUnknown = true
+                unknown.commitNumber = number
+                commitLog.add(number, unknown)
+                partial = unknown
+            })
+        } catch {
+            guard let partial else { throw error }
+            // Some stores may hold the transaction's changes now: every observer reads again, and reads
+            // that start from now on count this commit among those they see.
+            generations?.noteCommit()
+            feed.publish(partial)
+            logger.warning(
+                "a commit to several stores failed and may have been kept by some of them",
+                metadata: ["strata.error": "\(error.summaryWithoutValues)"])
+            throw StrataError(
+                error.code,
+                "The commit failed (\(error.message)), and this transaction wrote to several stores: SQLite commits "
+                    + "them one at a time (the main store first), so the stores committed before the failure keep "
+                    + "its changes. Read the objects again to see what was kept.",
+                sqliteCode: error.sqliteCode, extendedCode: error.extendedCode, sql: error.sql)
         }
         if let tokens { history?.committed(tokens) }
         generations?.noteCommit()

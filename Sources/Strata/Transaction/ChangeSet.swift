@@ -19,8 +19,9 @@ public struct ChangeSet: Sendable, Equatable {
     /// deleted (an observer may have read it between the two).
     public internal(set) var isExternal = false
     /// Whether what changed is unknown: another connection committed, and the store keeps no history
-    /// to read its changes from (or they were purged before this stack read them). Anything may have
-    /// changed; the change set names no entity. ``isExternal`` is set too.
+    /// to read its changes from (or they were purged before this stack read them), and ``isExternal``
+    /// is set too; or a transaction of this stack that wrote to several stores failed at `COMMIT` after
+    /// some of them may have committed. Anything may have changed; the change set names no entity.
     public internal(set) var isUnknown = false
     /// The commit's number among the stack's commits (the commit gate's count), once the stack has
     /// published it; `nil` before, and for a transaction's change set. An observation whose value was

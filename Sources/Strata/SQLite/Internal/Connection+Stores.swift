@@ -277,7 +277,11 @@ extension Connection {
 
     /// `COMMIT`, under the commit gate (see ``beginRead(snapshot:oneStore:)``), which counts it;
     /// `counted` runs under the gate too, with the commit's number, once it has committed.
-    func commitWrite(counted: (Int) -> Void = { _ in }) throws(StrataError) {
+    ///
+    /// A `COMMIT` that fails after the transaction wrote to more than one store may have committed some
+    /// of them: SQLite commits a WAL database at a time (the main store first), each atomic on its own.
+    /// It is counted as a commit then too, and `partial` gets its number, before the error is thrown.
+    func commitWrite(counted: (Int) -> Void = { _ in }, partial: (Int) -> Void = { _ in }) throws(StrataError) {
         guard let commitGate = stores.commitGate else {
             try run(.commit)
             stores.writeOpen = false
@@ -285,7 +289,15 @@ extension Connection {
             return
         }
         try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
-            try run(.commit)
+            do throws(StrataError) {
+                try run(.commit)
+            } catch {
+                if stores.writeLocked.nonzeroBitCount > 1 {
+                    commits += 1
+                    partial(commits)
+                }
+                throw error
+            }
             commits += 1
             counted(commits)
         }
