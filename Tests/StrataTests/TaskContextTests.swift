@@ -3,6 +3,21 @@ import Synchronization
 import Testing
 @testable import Strata
 
+/// What the task that decodes a `ContextNote` sees of the task-local `RequestContext.requestID`.
+enum DecodeContext {
+    static let seen = Locked<[String?]>([])
+
+    static func noting(_ text: String) -> String {
+        seen.withLock { $0.append(RequestContext.requestID) }
+        return text
+    }
+}
+
+@Entity(name: "ContextNote")
+struct ContextNote {
+    @Coded(encode: { $0 }, decode: { DecodeContext.noting($0) }) var text: String = ""
+}
+
 /// Transactions and reads run inside the calling task: its task-locals and cancellation reach them.
 @Suite("The calling task's context", .timeLimit(.minutes(1)))
 struct TaskContextTests {
@@ -22,6 +37,23 @@ struct TaskContextTests {
         #expect(try await stack.fetchOne(From<CoreOwner>())?.name == "request-42")
         // Outside the scope, the value is gone there too.
         #expect(try await stack.read { _ in RequestContext.requestID } == nil)
+    }
+
+    @Test("a publisher's fetches after commits carry none of the task-local values of the task that opened the stack")
+    func stackTasksAreDetached() async throws {
+        // Opened while handling a request: before, the stack's dispatcher inherited the request's
+        // task-locals (its trace, its logger metadata) and passed them to every later fetch.
+        let stack = try await RequestContext.$requestID.withValue("opening-request") {
+            try await DataStack(Schema("V1", ContextNote.self))
+        }
+        let id = try await stack.perform { tx in try tx.create(Into<ContextNote>()) { $0.text = "a" }.id }
+        var snapshots = stack.objectPublisher(id).makeAsyncIterator()
+        #expect(try await snapshots.next()??.text == "a")
+        DecodeContext.seen.withLock { $0 = [] }
+        try await stack.perform { tx in try tx.edit(id) { $0.text = "b" } }
+        #expect(try await snapshots.next()??.text == "b")
+        let seen = DecodeContext.seen.withLock { $0 }
+        #expect(!seen.isEmpty && seen.allSatisfy { $0 == nil }, "\(seen)")
     }
 
     @Test("perform and read run on the stack's threads, not on Swift's cooperative pool")

@@ -16,8 +16,10 @@ final class CommitFeed: Sendable {
         let (stream, mailbox) = AsyncStream<(UInt64, ChangeSet)>.makeStream(bufferingPolicy: .unbounded)
         self.mailbox = mailbox
         let fanOut = self.fanOut
-        // The dispatcher ends when the mailbox is finished (on close, or when the feed goes away).
-        Task {
+        // The dispatcher ends when the mailbox is finished (on close, or when the feed goes away). It is
+        // the stack's, not the opener's: detached, it carries none of the opening task's priority or
+        // task-local values (a request's trace or logger metadata) into the fetches it starts.
+        Task.detached {
             for await (sequence, changes) in stream {
                 fanOut.deliver(changes, sequence: sequence)
             }

@@ -65,8 +65,9 @@ final class ExternalChangeMonitor: Sendable {
         let checks = self.checks
         let isWriting = Locked(false)
         // The task prefers the writer's executor: woken by an event, it runs on the writer's thread and
-        // checks there at once, without a round trip through Swift's pool.
-        let task = Task(executorPreference: writer.executor) { [state] in
+        // checks there at once, without a round trip through Swift's pool. Detached: the checks are the
+        // stack's, not the opening task's (its priority and task-local values).
+        let task = Task.detached(executorPreference: writer.executor) { [state] in
             // The watch is set up here rather than in `init`, which may run under a lock: it starts a
             // thread. A `stop()` meanwhile cancels this task, and the watcher is stopped below.
             var watcher: StoreWatcher?

@@ -130,7 +130,9 @@ final class ObservationCore<Value: Sendable>: Sendable {
         }
         center.noteFetch()
         let store = stores()
-        Task(executorPreference: reader.executor) { [weak self] in
+        // Detached, as every fetch of the observation: it serves every consumer, so it carries none of
+        // the priority or task-local values of the task that started it (a consumer, or the dispatcher).
+        Task.detached(executorPreference: reader.executor) { [weak self] in
             let result: Result<(Value, Int?), any Error>
             do {
                 result = .success(try await reader.lease(returningTo: readers) { connection in
@@ -150,7 +152,7 @@ final class ObservationCore<Value: Sendable>: Sendable {
         let center = self.center
         let readers = self.readers
         let stores = self.stores
-        Task { [weak self] in
+        Task.detached { [weak self] in
             let result: Result<(Value, Int?), any Error>
             // The observation may stop while the fetch waits (its last consumer gone): then neither the
             // permit nor a reader is spent on a fetch nobody will see.
