@@ -5,7 +5,7 @@ extension EntityCode {
     var entityDescription: [String] {
         var lines: [String] = []
         var current =
-            "\(access)static let entityDescription = Strata.EntityDescription(name: \(literal(analysis.entityName)), "
+            "\(access)nonisolated static let entityDescription = Strata.EntityDescription(name: \(literal(analysis.entityName)), "
             + "typeName: \(literal(analysis.plainTypeName))"
         let sections = [
             ("fields", fields.map(fieldDescription)),
