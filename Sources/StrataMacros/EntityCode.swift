@@ -58,17 +58,19 @@ struct EntityCode {
 
     /// `nonisolated enum _StrataScope { static let tint = Strata.CodedClosures(...) }`, or nothing when no
     /// field has such closures. It is internal whatever the entity's access, so it stays out of its public
-    /// interface.
+    /// interface. `Self` in the closures means the entity, as where the user wrote them, not the enum.
     private var scope: [String] {
         var members: [String] = []
         for field in fields {
             let keyPath = "\\\(qualifiedType).\(field.identifier)"
             if case .custom(let encode, let decode) = field.kind {
+                let encode = inScope(encode), decode = inScope(decode)
                 members.append(
                     "static let \(field.identifier) = Strata.CodedClosures(\(keyPath), encode: \(encode), decode: \(decode))")
             }
             if let value = field.dynamicInitialValue {
-                members.append("static let \(field.initialValueMember) = Strata.DynamicInitialValue(\(keyPath), \(value))")
+                members.append(
+                    "static let \(field.initialValueMember) = Strata.DynamicInitialValue(\(keyPath), \(inScope(value)))")
             }
         }
         return members.isEmpty ? [] : block("nonisolated enum \(Self.scopeName)", members)
@@ -210,6 +212,11 @@ struct EntityCode {
     }
 
     // MARK: - Helpers
+
+    /// A user expression as code of the `_StrataScope` enum: `Self` spelled as the entity's name.
+    private func inScope(_ expression: ExprSyntax) -> ExprSyntax {
+        ScopedExpression.resolvingSelf(in: expression, as: typeName)
+    }
 
     /// The lines of a declaration with a body of one statement per line, or `{}` when there is none.
     func block(_ signature: String, _ statements: [String]) -> [String] {
