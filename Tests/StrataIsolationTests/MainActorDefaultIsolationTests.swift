@@ -38,7 +38,7 @@ struct IsolatedPet {
     @Relationship(inverse: \IsolatedOwner.pets) var owner: IsolatedOwner.ID?
 }
 
-/// A public entity nested in a type.
+/// Public entities nested in a type, declared in its body and in a public extension.
 public enum IsolatedCatalog {
     @Entity
     public struct Item {
@@ -47,11 +47,19 @@ public enum IsolatedCatalog {
     }
 }
 
+public extension IsolatedCatalog {
+    @Entity
+    struct Shelf {
+        var label: String = ""
+    }
+}
+
 @Suite("@Entity under main-actor default isolation")
 struct MainActorDefaultIsolationTests {
     @Test("Entities declared in a main-actor module are created, fetched, queried and counted")
     func entitiesWork() async throws {
-        let schema = Schema("V1", IsolatedOwner.self, IsolatedPet.self, IsolatedCatalog.Item.self)
+        let schema = Schema(
+            "V1", IsolatedOwner.self, IsolatedPet.self, IsolatedCatalog.Item.self, IsolatedCatalog.Shelf.self)
         let stack = try await DataStack(schema, storage: InMemoryStore())
         let ownerID = try await stack.perform { tx in
             let owner = try tx.create(Into<IsolatedOwner>()) {
@@ -61,6 +69,7 @@ struct MainActorDefaultIsolationTests {
             }
             try tx.create(Into<IsolatedPet>()) { $0.name = "Rex"; $0.owner = owner.id }
             try tx.create(Into<IsolatedCatalog.Item>()) { $0.title = "Book" }
+            try tx.create(Into<IsolatedCatalog.Shelf>()) { $0.label = "Top" }
             return owner.id
         }
         let owner = try #require(try await stack.fetchExisting(ownerID))
@@ -76,6 +85,7 @@ struct MainActorDefaultIsolationTests {
         let items = try await stack.fetchAll(From<IsolatedCatalog.Item>())
         #expect(items.map(\.title) == ["Book"])
         #expect(items.first?.created != .distantPast)
+        #expect(try await stack.fetchAll(From<IsolatedCatalog.Shelf>()).map(\.label) == ["Top"])
         let virtual = await #expect(throws: StrataError.self) {
             try await stack.fetchAll(From<IsolatedOwner>().where(\.label == "Ada (36)"))
         }

@@ -1,6 +1,6 @@
 import Testing
 
-@Suite("@Entity expansion in its scope: Self, conditional defaults, raw identifiers")
+@Suite("@Entity expansion in its scope: Self, conditional defaults, enclosing extensions and generic types, raw identifiers")
 struct EntityScopeExpansionTests {
     @Test("Self in dynamic initial values and @Coded closures names the entity in the scope enum, not the enum")
     func selfInScopeEnum() {
@@ -102,6 +102,139 @@ struct EntityScopeExpansionTests {
         )
     }
 
+    @Test(
+        "A struct without an access modifier takes the one its enclosing extension gives its members",
+        arguments: [
+            ("public ", "", "public "), ("package ", "", "package "), ("private ", "", ""), ("fileprivate ", "", ""),
+            ("", "", ""), ("public ", "internal ", ""), ("", "public ", "public "),
+        ])
+    func accessFromExtension(extensionModifier: String, structModifier: String, access: String) {
+        assertStrataExpansion(
+            """
+            \(extensionModifier)extension Library {
+                @Entity \(structModifier)struct Book {
+                    var title: String = ""
+                }
+            }
+            """,
+            expandedSource: #"""
+                \#(extensionModifier)extension Library {
+                    \#(structModifier)struct Book {
+                        var title: String = ""
+
+                        \#(access)typealias ID = Strata.EntityID<Book>
+
+                        \#(access)nonisolated var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
+
+                        \#(access)nonisolated static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
+                            Strata.FieldDescription.stored(\Book.title, property: "title", column: "title", options: [], default: ""),
+                        ])
+
+                        \#(access)nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                            encoder.encode(self.title)
+                        }
+                    }
+                }
+
+                nonisolated extension Library.Book: Strata.Entity {
+                    \#(access)init(row: Strata.Row) throws {
+                        self.id = try row.decodeID(at: 0)
+                        self.title = try row.decode(at: 1)
+                    }
+
+                    \#(access)init(newObject: Strata.NewObject) {}
+
+                    \#(access)static func member(for keyPath: Swift.PartialKeyPath<Library.Book>) -> Strata.EntityMember? {
+                        if keyPath == \Library.Book.id { return .id }
+                        if keyPath == \Library.Book.title { return .field(0) }
+                        return nil
+                    }
+
+                    \#(access)static func navigableMembers() -> [Strata.NavigableMember<Library.Book>] {
+                        [
+                            .init(.id, \Strata.EntityID<Library.Book>.id, \Strata.EntityID<Library.Book>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Library.Book>.title, \Strata.EntityID<Library.Book>?.?.title),
+                        ]
+                    }
+
+                    \#(access)static func decodeAll(_ rows: Strata.RowSequence) throws -> [Library.Book] {
+                        var objects: [Library.Book] = []
+                        while let row = try rows.next() {
+                            objects.append(try Library.Book(row: row))
+                        }
+                        return objects
+                    }
+                }
+                """#
+        )
+    }
+
+    @Test("A struct nested in a type inside a public extension keeps the internal default of that type's members")
+    func accessInsideTypeInExtension() {
+        assertStrataExpansion(
+            """
+            public extension Library {
+                enum Shelf {
+                    @Entity struct Book {
+                        var title: String = ""
+                    }
+                }
+            }
+            """,
+            expandedSource: #"""
+                public extension Library {
+                    enum Shelf {
+                        struct Book {
+                            var title: String = ""
+
+                            typealias ID = Strata.EntityID<Book>
+
+                            nonisolated var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
+
+                            nonisolated static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
+                                Strata.FieldDescription.stored(\Book.title, property: "title", column: "title", options: [], default: ""),
+                            ])
+
+                            nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                                encoder.encode(self.title)
+                            }
+                        }
+                    }
+                }
+
+                nonisolated extension Library.Shelf.Book: Strata.Entity {
+                    init(row: Strata.Row) throws {
+                        self.id = try row.decodeID(at: 0)
+                        self.title = try row.decode(at: 1)
+                    }
+
+                    init(newObject: Strata.NewObject) {}
+
+                    static func member(for keyPath: Swift.PartialKeyPath<Library.Shelf.Book>) -> Strata.EntityMember? {
+                        if keyPath == \Library.Shelf.Book.id { return .id }
+                        if keyPath == \Library.Shelf.Book.title { return .field(0) }
+                        return nil
+                    }
+
+                    static func navigableMembers() -> [Strata.NavigableMember<Library.Shelf.Book>] {
+                        [
+                            .init(.id, \Strata.EntityID<Library.Shelf.Book>.id, \Strata.EntityID<Library.Shelf.Book>?.?.id),
+                            .init(.field(0), \Strata.EntityID<Library.Shelf.Book>.title, \Strata.EntityID<Library.Shelf.Book>?.?.title),
+                        ]
+                    }
+
+                    static func decodeAll(_ rows: Strata.RowSequence) throws -> [Library.Shelf.Book] {
+                        var objects: [Library.Shelf.Book] = []
+                        while let row = try rows.next() {
+                            objects.append(try Library.Shelf.Book(row: row))
+                        }
+                        return objects
+                    }
+                }
+                """#
+        )
+    }
+
     @Test("A default written as an if or switch expression is described as the call of a closure returning it")
     func conditionalDefaults() {
         assertStrataExpansion(
@@ -189,6 +322,36 @@ struct EntityScopeExpansionTests {
                     }
                 }
                 """#
+        )
+    }
+
+    @Test(
+        "A struct nested in a generic type or function is an error at @Entity",
+        arguments: [
+            ("struct Box<T> {", "Box<T>"), ("enum Box<T: Hashable> {", "Box<T: Hashable>"),
+            ("class Box<T, U> {", "Box<T, U>"), ("func box<T>(_ value: T) {", "box<T>"),
+        ])
+    func nestedInGeneric(opening: String, generic: String) {
+        assertStrataExpansion(
+            """
+            \(opening)
+                @Entity struct Item {
+                    var n = 0
+                }
+            }
+            """,
+            expandedSource: """
+                \(opening)
+                    struct Item {
+                        var n = 0
+                    }
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "@Entity does not support a struct nested in generic '\(generic)'; declare the entity outside it",
+                    line: 2, column: 5)
+            ]
         )
     }
 
