@@ -281,7 +281,7 @@ struct CodedDerivedExpansionTests {
         )
     }
 
-    @Test("Computed instance properties are virtual, unless no key path can name them (on every platform and OS version); static ones are ignored")
+    @Test("Computed instance properties are virtual, unless no key path can name them (on every platform and OS version, outside any global actor); static ones are ignored")
     func virtualProperties() {
         assertStrataExpansion(
             #"""
@@ -297,6 +297,8 @@ struct CodedDerivedExpansionTests {
                 var awaited: Int { get async { 1 } }
                 var counted: Int { mutating get { 1 } }
                 @MainActor var isolated: Int { 1 }
+                @Storage var guarded: Int { 1 }
+                @inlinable var fast: Int { 1 }
                 @available(*, unavailable) var gone: Int { 1 }
                 @available(*, deprecated) var old: Int { 1 }
                 @available(macOS 26, *) var recent: Int { 1 }
@@ -319,6 +321,8 @@ struct CodedDerivedExpansionTests {
                     var awaited: Int { get async { 1 } }
                     var counted: Int { mutating get { 1 } }
                     @MainActor var isolated: Int { 1 }
+                    @Storage var guarded: Int { 1 }
+                    @inlinable var fast: Int { 1 }
                     @available(*, unavailable) var gone: Int { 1 }
                     @available(*, deprecated) var old: Int { 1 }
                     @available(macOS 26, *) var recent: Int { 1 }
@@ -333,7 +337,7 @@ struct CodedDerivedExpansionTests {
 
                     nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
                         Strata.FieldDescription.stored(\Person.first, property: "first", column: "first", options: [], default: ""),
-                    ], virtualProperties: ["full", "init", "reading", "old"])
+                    ], virtualProperties: ["full", "init", "reading", "fast", "old"])
 
                     nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.first)
@@ -354,6 +358,7 @@ struct CodedDerivedExpansionTests {
                         if keyPath == \Person.full { return .virtual("full") }
                         if keyPath == \Person.`init` { return .virtual("init") }
                         if keyPath == \Person.reading { return .virtual("reading") }
+                        if keyPath == \Person.fast { return .virtual("fast") }
                         if keyPath == \Person.old { return .virtual("old") }
                         return nil
                     }
@@ -365,6 +370,7 @@ struct CodedDerivedExpansionTests {
                             .init(.virtual("full"), \Strata.EntityID<Person>.full, \Strata.EntityID<Person>?.?.full),
                             .init(.virtual("init"), \Strata.EntityID<Person>.`init`, \Strata.EntityID<Person>?.?.`init`),
                             .init(.virtual("reading"), \Strata.EntityID<Person>.reading, \Strata.EntityID<Person>?.?.reading),
+                            .init(.virtual("fast"), \Strata.EntityID<Person>.fast, \Strata.EntityID<Person>?.?.fast),
                             .init(.virtual("old"), \Strata.EntityID<Person>.old, \Strata.EntityID<Person>?.?.old),
                         ]
                     }
