@@ -107,6 +107,14 @@ let package = Package(
             swiftSettings: upcomingFeatures + threadSanitizer,
             linkerSettings: threadSanitizerLink
         ),
+        // The entities of an app target that Xcode 26 creates: main-actor default isolation, so that
+        // the members `@Entity` generates are checked against `Entity`'s nonisolated requirements.
+        .testTarget(
+            name: "StrataIsolationTests",
+            dependencies: ["Strata"],
+            swiftSettings: upcomingFeatures + threadSanitizer + [.defaultIsolation(MainActor.self)],
+            linkerSettings: threadSanitizerLink
+        ),
         .testTarget(
             name: "StrataMacrosTests",
             dependencies: [

@@ -36,23 +36,24 @@ struct EntityAnalysis {
 
     /// The access modifier, with a trailing space, that the generated members need to witness the
     /// protocol requirements: `public ` for a public struct, `package ` for a package one, empty otherwise.
-    var accessPrefix: String {
-        guard let modifiers = structDecl?.modifiers else { return "" }
-        if modifiers.contains(.public) || modifiers.contains(.open) { return "public " }
-        if modifiers.contains(.package) { return "package " }
-        return ""
-    }
+    /// A struct without an access modifier of its own takes the one its enclosing extension gives its
+    /// members (`public extension Library { @Entity struct Book {} }` declares a public `Book`).
+    private(set) var accessPrefix = ""
 
-    /// Analyzes `declaration`, to which the `@Entity` attribute `node` is attached.
-    init(attribute node: AttributeSyntax, declaration: some DeclGroupSyntax) {
+    /// Analyzes `declaration`, to which the `@Entity` attribute `node` is attached; `lexicalContext` is
+    /// the macro expansion context's, innermost first.
+    init(attribute node: AttributeSyntax, declaration: some DeclGroupSyntax, lexicalContext: [Syntax] = []) {
         guard let structDecl = declaration.as(StructDeclSyntax.self) else {
             diagnoseNotAStruct(declaration)
             return
         }
         self.structDecl = structDecl
         typeName = structDecl.name.text
+        accessPrefix = Self.accessPrefix(of: structDecl, in: lexicalContext)
         if let generics = structDecl.genericParameterClause {
             diagnose(generics, .genericStruct)
+        } else if let generic = Self.enclosingGenericName(lexicalContext) {
+            diagnose(node, .nestedInGeneric(generic))
         }
         readEntityName(node, structName: structDecl.name)
         for member in structDecl.memberBlock.members {
@@ -67,6 +68,39 @@ struct EntityAnalysis {
         diagnostics = diagnostics.enumerated()
             .sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
             .map(\.element)
+    }
+
+    /// The access prefix of `structDecl`: its own modifier, or else the default its immediately enclosing
+    /// extension gives its members (a `private` extension's members are `fileprivate`, which needs none).
+    private static func accessPrefix(of structDecl: StructDeclSyntax, in lexicalContext: [Syntax]) -> String {
+        func prefix(_ modifiers: DeclModifierListSyntax) -> String? {
+            if modifiers.contains(.public) || modifiers.contains(.open) { return "public " }
+            if modifiers.contains(.package) { return "package " }
+            if modifiers.contains(.internal) || modifiers.contains(.fileprivate) || modifiers.contains(.private) {
+                return ""
+            }
+            return nil
+        }
+        if let own = prefix(structDecl.modifiers) { return own }
+        guard let enclosing = lexicalContext.first?.as(ExtensionDeclSyntax.self) else { return "" }
+        return prefix(enclosing.modifiers) ?? ""
+    }
+
+    /// The name of the innermost enclosing type or function with generic parameters, whose nested types
+    /// cannot have the static stored properties the macro generates; `nil` when there is none.
+    private static func enclosingGenericName(_ lexicalContext: [Syntax]) -> String? {
+        for context in lexicalContext {
+            if let decl = context.asProtocol((any NamedDeclSyntax).self),
+                let generic = context.asProtocol((any WithGenericParametersSyntax).self),
+                let parameters = generic.genericParameterClause
+            {
+                return decl.name.text + parameters.trimmedDescription
+            }
+            if let function = context.as(FunctionDeclSyntax.self), let parameters = function.genericParameterClause {
+                return function.name.text + parameters.trimmedDescription
+            }
+        }
+        return nil
     }
 
     // MARK: - The declaration

@@ -5,7 +5,7 @@ extension EntityCode {
     var entityDescription: [String] {
         var lines: [String] = []
         var current =
-            "\(access)static let entityDescription = Strata.EntityDescription(name: \(literal(analysis.entityName)), "
+            "\(access)nonisolated static let entityDescription = Strata.EntityDescription(name: \(literal(analysis.entityName)), "
             + "typeName: \(literal(analysis.plainTypeName))"
         let sections = [
             ("fields", fields.map(fieldDescription)),
@@ -60,7 +60,7 @@ extension EntityCode {
         case .attribute:
             var arguments = [keyPath] + names
             if field.dynamicInitialValue != nil { arguments.append("hasDynamicInitialValue: true") }
-            if let value = field.defaultValue { arguments.append("default: \(value)") }
+            if let value = field.defaultValue { arguments.append("default: \(ScopedExpression.argument(value))") }
             return "Strata.FieldDescription.stored(\(arguments.joined(separator: ", ")))"
         case .toOne(let deleteRule, let inverse):
             var arguments = [keyPath] + names
@@ -70,13 +70,13 @@ extension EntityCode {
         case .json:
             var arguments = [keyPath] + names
             if field.isOptional { arguments.append("isOptional: true") }
-            if let value = field.defaultValue { arguments.append("default: \(value)") }
+            if let value = field.defaultValue { arguments.append("default: \(ScopedExpression.argument(value))") }
             return "Strata.FieldDescription.coded(\(arguments.joined(separator: ", ")))"
         case .custom(let encode, _):
             // The encode closure lets the compiler infer the type the value is stored as, and encodes the
             // default for migrations.
             var arguments = [keyPath, "encode: \(encode)"] + names
-            if let value = field.defaultValue { arguments.append("default: \(value)") }
+            if let value = field.defaultValue { arguments.append("default: \(ScopedExpression.argument(value))") }
             return "Strata.FieldDescription.coded(\(arguments.joined(separator: ", ")))"
         }
     }

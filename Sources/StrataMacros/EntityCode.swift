@@ -25,9 +25,14 @@ struct EntityCode {
     var toMany: [ToManyField] { analysis.toMany }
     var derived: [DerivedField] { analysis.derived }
 
-    /// `var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved`.
+    /// `nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved`.
+    ///
+    /// Every generated member is `nonisolated`, and so is the extension: in a module compiled with
+    /// main-actor default isolation (new Xcode 26 app targets), the struct and whatever it declares are
+    /// otherwise isolated to the main actor, and can witness neither `Entity`'s requirements nor the
+    /// `Hashable` conformance that a `Sendable`-refining protocol needs (an isolated conformance).
     var idProperty: DeclSyntax {
-        "\(raw: access)var id: Strata.EntityID<\(raw: typeName)> = Strata.EntityID<\(raw: typeName)>.unsaved"
+        "\(raw: access)nonisolated var id: Strata.EntityID<\(raw: typeName)> = Strata.EntityID<\(raw: typeName)>.unsaved"
     }
 
     /// `typealias ID = Strata.EntityID<Person>`, spelled out: the `ID` that `Identifiable` would infer
@@ -51,32 +56,37 @@ struct EntityCode {
     /// (`@Coded(encode:decode:)`, `@Field(dynamicInitialValue:)`), compiled in the entity's scope.
     static let scopeName = "_StrataScope"
 
-    /// `enum _StrataScope { static let tint = Strata.CodedClosures(...) }`, or nothing when no field has
-    /// such closures. It is internal whatever the entity's access, so it stays out of its public interface.
+    /// `nonisolated enum _StrataScope { static let tint = Strata.CodedClosures(...) }`, or nothing when no
+    /// field has such closures. It is internal whatever the entity's access, so it stays out of its public
+    /// interface. `Self` in the closures means the entity, as where the user wrote them, not the enum.
     private var scope: [String] {
         var members: [String] = []
         for field in fields {
             let keyPath = "\\\(qualifiedType).\(field.identifier)"
             if case .custom(let encode, let decode) = field.kind {
+                let encode = inScope(encode), decode = inScope(decode)
                 members.append(
                     "static let \(field.identifier) = Strata.CodedClosures(\(keyPath), encode: \(encode), decode: \(decode))")
             }
             if let value = field.dynamicInitialValue {
-                members.append("static let \(field.initialValueMember) = Strata.DynamicInitialValue(\(keyPath), \(value))")
+                members.append(
+                    "static let \(field.initialValueMember) = Strata.DynamicInitialValue(\(keyPath), \(inScope(value)))")
             }
         }
-        return members.isEmpty ? [] : block("enum \(Self.scopeName)", members)
+        return members.isEmpty ? [] : block("nonisolated enum \(Self.scopeName)", members)
     }
 
     /// The extension that adds the `Entity` conformance, or only its members when the type already
     /// declares the conformance (`addingConformance` is then `false`). The initializers are here, not in the
     /// struct, so that the struct keeps its memberwise initializer.
+    /// It is `nonisolated`, so that its members and the conformance stay nonisolated under main-actor default
+    /// isolation.
     func conformanceExtension(addingConformance: Bool) -> DeclSyntax {
         let conformance = addingConformance ? ": Strata.Entity" : ""
         let members = [rowInitializer, newObjectInitializer, member, navigableMembers, decodeAll]
             .map { $0.map { "    " + $0 }.joined(separator: "\n") }
         return DeclSyntax(
-            stringLiteral: "extension \(qualifiedType)\(conformance) {\n"
+            stringLiteral: "nonisolated extension \(qualifiedType)\(conformance) {\n"
                 + members.joined(separator: "\n\n") + "\n}")
     }
 
@@ -140,7 +150,7 @@ struct EntityCode {
             }
             + toMany.map { "encoder.encodeRelationship(self.\($0.identifier))" }
             + derived.map { "encoder.encodeDerived(self.\($0.identifier))" }
-        return block("\(access)func encodeFields(to encoder: inout Strata.FieldEncoder)", statements)
+        return block("\(access)nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder)", statements)
     }
 
     /// `member(for:)`: the ID, each field, each to-many relationship and its `count`, each derived field,
@@ -202,6 +212,11 @@ struct EntityCode {
     }
 
     // MARK: - Helpers
+
+    /// A user expression as code of the `_StrataScope` enum: `Self` spelled as the entity's name.
+    private func inScope(_ expression: ExprSyntax) -> ExprSyntax {
+        ScopedExpression.resolvingSelf(in: expression, as: typeName)
+    }
 
     /// The lines of a declaration with a body of one statement per line, or `{}` when there is none.
     func block(_ signature: String, _ statements: [String]) -> [String] {

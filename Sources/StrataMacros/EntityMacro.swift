@@ -23,7 +23,7 @@ public enum EntityMacro: MemberMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        let analysis = EntityAnalysis(attribute: node, declaration: declaration)
+        let analysis = EntityAnalysis(attribute: node, declaration: declaration, lexicalContext: context.lexicalContext)
         for diagnostic in analysis.diagnostics {
             context.diagnose(diagnostic)
         }
@@ -39,7 +39,7 @@ public enum EntityMacro: MemberMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        let analysis = EntityAnalysis(attribute: node, declaration: declaration)
+        let analysis = EntityAnalysis(attribute: node, declaration: declaration, lexicalContext: context.lexicalContext)
         guard analysis.isValid else { return [] }
         let code = EntityCode(analysis: analysis, qualifiedType: type.trimmedDescription)
         let decl = code.conformanceExtension(addingConformance: !protocols.isEmpty)

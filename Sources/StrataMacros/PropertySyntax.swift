@@ -19,9 +19,11 @@ struct PropertySyntax {
     var initializer: ExprSyntax? { binding.initializer?.value.trimmed }
 
     /// Whether a key path to this computed property can be formed in the generated `member(for:)`: its
-    /// accessors neither throw, nor are `async` or `mutating`, and it is neither isolated to a global actor
-    /// nor unavailable, on any platform or OS version (a key path in the generated code would need the
-    /// same availability).
+    /// accessors neither throw, nor are `async` or `mutating`, and it is neither unavailable, on any
+    /// platform or OS version (a key path in the generated code would need the same availability), nor
+    /// possibly isolated to a global actor. An attribute the compiler does not define could be a global
+    /// actor of any name (`@MainActor`, a custom `@Storage`), so any attribute outside
+    /// ``nonIsolatingAttributes`` and Strata's own makes the property no virtual field.
     var isKeyPathable: Bool {
         if case .accessors(let accessors) = binding.accessorBlock?.accessors {
             let keyPathable = accessors.allSatisfy { accessor in
@@ -29,12 +31,24 @@ struct PropertySyntax {
             }
             guard keyPathable else { return false }
         }
-        return !variable.attributes.contains { element in
+        return variable.attributes.allSatisfy { element in
             guard case .attribute(let attribute) = element else { return false }
             let name = attribute.attributeName.trimmedDescription
-            return name.hasSuffix("Actor") || (name == "available" && attribute.restrictsAvailability)
+            if name == "available" { return !attribute.restrictsAvailability }
+            // Strata's own attributes are misplaced on a computed property, which they report, and isolate nothing.
+            return Self.nonIsolatingAttributes.contains(name) || Self.strataAttributes.contains(where: attribute.isNamed)
         }
     }
+
+    /// Strata's property attributes.
+    static let strataAttributes = ["Field", "Relationship", "Coded", "Derived"]
+
+    /// The attributes of a computed property that the compiler defines and that isolate it to no actor.
+    static let nonIsolatingAttributes: Set<String> = [
+        "inlinable", "usableFromInline", "_alwaysEmitIntoClient", "inline", "_transparent", "backDeployed",
+        "_spi", "_disfavoredOverload", "_optimize", "_effects", "_semantics", "preconcurrency",
+        "warn_unqualified_access", "objc", "nonobjc", "_implements",
+    ]
 }
 
 extension AttributeSyntax {

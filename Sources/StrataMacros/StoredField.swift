@@ -36,9 +36,10 @@ struct StoredField {
     var renamedFrom: String?
 
     /// The member of the entity's scope enum that holds the dynamic initial value: the property name, or
-    /// `name_initialValue` when the name also holds the `@Coded` closures.
+    /// `name_initialValue` when the name also holds the `@Coded` closures, between backticks when the
+    /// property name needs them (`` `tint color` `` gives `` `tint color_initialValue` ``).
     var initialValueMember: String {
-        if case .custom = kind { return "\(name)_initialValue" }
-        return identifier
+        guard case .custom = kind else { return identifier }
+        return identifier.hasPrefix("`") ? "`\(name)_initialValue`" : "\(name)_initialValue"
     }
 }

@@ -5,6 +5,7 @@ enum StrataDiagnostic: DiagnosticMessage {
     // MARK: The declaration
     case notAStruct(kind: String)
     case genericStruct
+    case nestedInGeneric(String)
     case entityNameNotLiteral
     case invalidEntityName(String)
     case reservedEntityName(String)
@@ -62,6 +63,8 @@ enum StrataDiagnostic: DiagnosticMessage {
             "@Entity applies to a struct, not to \(kind)"
         case .genericStruct:
             "@Entity does not support generic structs; declare one non-generic struct per entity"
+        case .nestedInGeneric(let enclosing):
+            "@Entity does not support a struct nested in generic '\(enclosing)'; declare the entity outside it"
         case .entityNameNotLiteral:
             "the entity name must be a string literal"
         case .invalidEntityName(let name):
@@ -162,6 +165,7 @@ enum StrataDiagnostic: DiagnosticMessage {
             switch self {
             case .notAStruct: "notAStruct"
             case .genericStruct: "genericStruct"
+            case .nestedInGeneric: "nestedInGeneric"
             case .entityNameNotLiteral: "entityNameNotLiteral"
             case .invalidEntityName: "invalidEntityName"
             case .reservedEntityName: "reservedEntityName"

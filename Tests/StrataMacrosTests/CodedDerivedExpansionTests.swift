@@ -24,9 +24,9 @@ struct CodedDerivedExpansionTests {
 
                     typealias ID = Strata.EntityID<Profile>
 
-                    var id: Strata.EntityID<Profile> = Strata.EntityID<Profile>.unsaved
+                    nonisolated var id: Strata.EntityID<Profile> = Strata.EntityID<Profile>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Profile", typeName: "Profile", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Profile", typeName: "Profile", fields: [
                         Strata.FieldDescription.coded(\Profile.tags, property: "tags", column: "tags", options: [], default: []),
                         Strata.FieldDescription.coded(\Profile.scores, property: "scores", column: "scores", options: [], isOptional: true),
                         Strata.FieldDescription.coded(\Profile.settings, property: "settings", column: "prefs", options: [.indexed], default: Settings()),
@@ -34,7 +34,7 @@ struct CodedDerivedExpansionTests {
                         Strata.FieldDescription.coded(\Profile.visits, property: "visits", column: "visits", options: []).initialJSONValues(_StrataScope.visits),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encodeJSON(self.tags)
                         encoder.encodeJSON(self.scores)
                         encoder.encodeJSON(self.settings)
@@ -42,12 +42,12 @@ struct CodedDerivedExpansionTests {
                         encoder.encodeJSON(self.visits)
                     }
 
-                    enum _StrataScope {
+                    nonisolated enum _StrataScope {
                         static let visits = Strata.DynamicInitialValue(\Profile.visits, { [Date()] })
                     }
                 }
 
-                extension Profile: Strata.Entity {
+                nonisolated extension Profile: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.tags = try row.decodeJSON(at: 1)
@@ -113,27 +113,27 @@ struct CodedDerivedExpansionTests {
 
                     typealias ID = Strata.EntityID<Theme>
 
-                    var id: Strata.EntityID<Theme> = Strata.EntityID<Theme>.unsaved
+                    nonisolated var id: Strata.EntityID<Theme> = Strata.EntityID<Theme>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Theme", typeName: "Theme", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Theme", typeName: "Theme", fields: [
                         Strata.FieldDescription.stored(\Theme.name, property: "name", column: "name", options: [], default: ""),
                         Strata.FieldDescription.coded(\Theme.tint, encode: { $0.hex }, property: "tint", column: "tint", options: [], default: .red),
                         Strata.FieldDescription.coded(\Theme.accent, encode: \.hex, property: "accent", column: "accent_hex", options: []),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.name)
                         encoder.encode(Self._StrataScope.tint.encode(self.tint))
                         encoder.encode(Self._StrataScope.accent.encode(self.accent))
                     }
 
-                    enum _StrataScope {
+                    nonisolated enum _StrataScope {
                         static let tint = Strata.CodedClosures(\Theme.tint, encode: { $0.hex }, decode: { Color(hex: $0) })
                         static let accent = Strata.CodedClosures(\Theme.accent, encode: \.hex, decode: Color.init(hex:))
                     }
                 }
 
-                extension Theme: Strata.Entity {
+                nonisolated extension Theme: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
@@ -200,9 +200,9 @@ struct CodedDerivedExpansionTests {
 
                     typealias ID = Strata.EntityID<Person>
 
-                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], toMany: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], toMany: [
                         Strata.ToManyDescription.make(\Person.pets, property: "pets"),
                     ], derived: [
                         Strata.DerivedDescription(\Person.petCount, property: "petCount", function: .count, relationship: "pets"),
@@ -213,7 +213,7 @@ struct CodedDerivedExpansionTests {
                         Strata.DerivedDescription(\Person.latest, property: "latest", function: .maximum, relationship: "pets", attribute: "born"),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encodeRelationship(self.pets)
                         encoder.encodeDerived(self.petCount)
                         encoder.encodeDerived(self.petTally)
@@ -224,7 +224,7 @@ struct CodedDerivedExpansionTests {
                     }
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.pets = try row.decodeIDs(at: 1)
@@ -281,7 +281,7 @@ struct CodedDerivedExpansionTests {
         )
     }
 
-    @Test("Computed instance properties are virtual, unless no key path can name them (on every platform and OS version); static ones are ignored")
+    @Test("Computed instance properties are virtual, unless no key path can name them (on every platform and OS version, outside any global actor); static ones are ignored")
     func virtualProperties() {
         assertStrataExpansion(
             #"""
@@ -297,6 +297,8 @@ struct CodedDerivedExpansionTests {
                 var awaited: Int { get async { 1 } }
                 var counted: Int { mutating get { 1 } }
                 @MainActor var isolated: Int { 1 }
+                @Storage var guarded: Int { 1 }
+                @inlinable var fast: Int { 1 }
                 @available(*, unavailable) var gone: Int { 1 }
                 @available(*, deprecated) var old: Int { 1 }
                 @available(macOS 26, *) var recent: Int { 1 }
@@ -319,6 +321,8 @@ struct CodedDerivedExpansionTests {
                     var awaited: Int { get async { 1 } }
                     var counted: Int { mutating get { 1 } }
                     @MainActor var isolated: Int { 1 }
+                    @Storage var guarded: Int { 1 }
+                    @inlinable var fast: Int { 1 }
                     @available(*, unavailable) var gone: Int { 1 }
                     @available(*, deprecated) var old: Int { 1 }
                     @available(macOS 26, *) var recent: Int { 1 }
@@ -329,18 +333,18 @@ struct CodedDerivedExpansionTests {
 
                     typealias ID = Strata.EntityID<Person>
 
-                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
                         Strata.FieldDescription.stored(\Person.first, property: "first", column: "first", options: [], default: ""),
-                    ], virtualProperties: ["full", "init", "reading", "old"])
+                    ], virtualProperties: ["full", "init", "reading", "fast", "old"])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.first)
                     }
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.first = try row.decode(at: 1)
@@ -354,6 +358,7 @@ struct CodedDerivedExpansionTests {
                         if keyPath == \Person.full { return .virtual("full") }
                         if keyPath == \Person.`init` { return .virtual("init") }
                         if keyPath == \Person.reading { return .virtual("reading") }
+                        if keyPath == \Person.fast { return .virtual("fast") }
                         if keyPath == \Person.old { return .virtual("old") }
                         return nil
                     }
@@ -365,6 +370,7 @@ struct CodedDerivedExpansionTests {
                             .init(.virtual("full"), \Strata.EntityID<Person>.full, \Strata.EntityID<Person>?.?.full),
                             .init(.virtual("init"), \Strata.EntityID<Person>.`init`, \Strata.EntityID<Person>?.?.`init`),
                             .init(.virtual("reading"), \Strata.EntityID<Person>.reading, \Strata.EntityID<Person>?.?.reading),
+                            .init(.virtual("fast"), \Strata.EntityID<Person>.fast, \Strata.EntityID<Person>?.?.fast),
                             .init(.virtual("old"), \Strata.EntityID<Person>.old, \Strata.EntityID<Person>?.?.old),
                         ]
                     }

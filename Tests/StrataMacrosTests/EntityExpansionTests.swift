@@ -32,9 +32,9 @@ struct EntityExpansionTests {
 
                     public typealias ID = Strata.EntityID<Person>
 
-                    public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    public nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    public static let entityDescription = Strata.EntityDescription(name: "People", typeName: "Person", fields: [
+                    public nonisolated static let entityDescription = Strata.EntityDescription(name: "People", typeName: "Person", fields: [
                         Strata.FieldDescription.stored(\Person.name, property: "name", column: "name", options: [], default: ""),
                         Strata.FieldDescription.stored(\Person.age, property: "age", column: "years", options: [.indexed], default: 0),
                         Strata.FieldDescription.stored(\Person.email, property: "email", column: "email", options: [.unique]),
@@ -42,7 +42,7 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Person.nickname, property: "nickname", column: "nickname", options: [], default: "x"),
                     ], virtualProperties: ["computed"])
 
-                    public func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    public nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.name)
                         encoder.encode(self.age)
                         encoder.encode(self.email)
@@ -50,12 +50,12 @@ struct EntityExpansionTests {
                         encoder.encode(self.nickname)
                     }
 
-                    enum _StrataScope {
+                    nonisolated enum _StrataScope {
                         static let token = Strata.DynamicInitialValue(\Person.token, { UUID() })
                     }
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     public init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
@@ -127,20 +127,20 @@ struct EntityExpansionTests {
 
                     typealias ID = Strata.EntityID<Note>
 
-                    var id: Strata.EntityID<Note> = Strata.EntityID<Note>.unsaved
+                    nonisolated var id: Strata.EntityID<Note> = Strata.EntityID<Note>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Note", typeName: "Note", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Note", typeName: "Note", fields: [
                         Strata.FieldDescription.stored(\Note.text, property: "text", column: "text", options: [], default: ""),
                         Strata.FieldDescription.stored(\Note.edited, property: "edited", column: "edited", options: [], default: false),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.text)
                         encoder.encode(self.edited)
                     }
                 }
 
-                extension Note: Strata.Entity {
+                nonisolated extension Note: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.text = try row.decode(at: 1)
@@ -190,14 +190,14 @@ struct EntityExpansionTests {
 
                     package typealias ID = Strata.EntityID<Marker>
 
-                    package var id: Strata.EntityID<Marker> = Strata.EntityID<Marker>.unsaved
+                    package nonisolated var id: Strata.EntityID<Marker> = Strata.EntityID<Marker>.unsaved
 
-                    package static let entityDescription = Strata.EntityDescription(name: "Marker", typeName: "Marker", fields: [])
+                    package nonisolated static let entityDescription = Strata.EntityDescription(name: "Marker", typeName: "Marker", fields: [])
 
-                    package func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+                    package nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
-                extension Marker: Strata.Entity {
+                nonisolated extension Marker: Strata.Entity {
                     package init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }
@@ -249,9 +249,9 @@ struct EntityExpansionTests {
 
                     typealias ID = Strata.EntityID<Contact>
 
-                    var id: Strata.EntityID<Contact> = Strata.EntityID<Contact>.unsaved
+                    nonisolated var id: Strata.EntityID<Contact> = Strata.EntityID<Contact>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Contact", typeName: "Contact", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Contact", typeName: "Contact", fields: [
                         Strata.FieldDescription.stored(\Contact.phone, property: "phone", column: "phone", options: []),
                         Strata.FieldDescription.stored(\Contact.fax, property: "fax", column: "fax", options: []),
                         Strata.FieldDescription.stored(\Contact.pager, property: "pager", column: "pager", options: []),
@@ -259,7 +259,7 @@ struct EntityExpansionTests {
                         Strata.FieldDescription.stored(\Contact.seen, property: "seen", column: "seen", options: [], hasDynamicInitialValue: true).initialValues(_StrataScope.seen),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.phone)
                         encoder.encode(self.fax)
                         encoder.encode(self.pager)
@@ -267,12 +267,12 @@ struct EntityExpansionTests {
                         encoder.encode(self.seen)
                     }
 
-                    enum _StrataScope {
+                    nonisolated enum _StrataScope {
                         static let seen = Strata.DynamicInitialValue(\Contact.seen, Date.init)
                     }
                 }
 
-                extension Contact: Strata.Entity {
+                nonisolated extension Contact: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.phone = try row.decode(at: 1)
@@ -336,22 +336,22 @@ struct EntityExpansionTests {
 
                     typealias ID = Strata.EntityID<Event>
 
-                    var id: Strata.EntityID<Event> = Strata.EntityID<Event>.unsaved
+                    nonisolated var id: Strata.EntityID<Event> = Strata.EntityID<Event>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Event", typeName: "Event", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Event", typeName: "Event", fields: [
                         Strata.FieldDescription.stored(\Event.created, property: "created", column: "created", options: [.indexed], hasDynamicInitialValue: true, default: .distantPast).initialValues(_StrataScope.created),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.created)
                     }
 
-                    enum _StrataScope {
+                    nonisolated enum _StrataScope {
                         static let created = Strata.DynamicInitialValue(\Event.created, { Date() })
                     }
                 }
 
-                extension Event: Strata.Entity {
+                nonisolated extension Event: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.created = try row.decode(at: 1)
@@ -402,18 +402,18 @@ struct EntityExpansionTests {
 
                     typealias ID = Strata.EntityID<Item>
 
-                    var id: Strata.EntityID<Item> = Strata.EntityID<Item>.unsaved
+                    nonisolated var id: Strata.EntityID<Item> = Strata.EntityID<Item>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Odd\\Name", typeName: "Item", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Odd\\Name", typeName: "Item", fields: [
                         Strata.FieldDescription.stored(\Item.`default`, property: "default", column: "default", options: [.unique, .indexed], default: -1),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.`default`)
                     }
                 }
 
-                extension Item: Strata.Entity {
+                nonisolated extension Item: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.`default` = try row.decode(at: 1)
@@ -460,18 +460,18 @@ struct EntityExpansionTests {
 
                     typealias ID = Strata.EntityID<Tag>
 
-                    var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
+                    nonisolated var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [
                         Strata.FieldDescription.stored(\Tag.label, property: "label", column: "label", options: [], default: ""),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.label)
                     }
                 }
 
-                extension Tag {
+                nonisolated extension Tag {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.label = try row.decode(at: 1)
@@ -522,19 +522,19 @@ struct EntityExpansionTests {
 
                         typealias ID = Strata.EntityID<Book>
 
-                        var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
+                        nonisolated var id: Strata.EntityID<Book> = Strata.EntityID<Book>.unsaved
 
-                        static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
+                        nonisolated static let entityDescription = Strata.EntityDescription(name: "Book", typeName: "Book", fields: [
                             Strata.FieldDescription.stored(\Book.title, property: "title", column: "title", options: [], default: ""),
                         ])
 
-                        func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                             encoder.encode(self.title)
                         }
                     }
                 }
 
-                extension Library.Book: Strata.Entity {
+                nonisolated extension Library.Book: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.title = try row.decode(at: 1)

@@ -156,16 +156,16 @@ struct EntityTypeDiagnosticsTests {
 
                     typealias ID = Strata.EntityID<Reading>
 
-                    var id: Strata.EntityID<Reading> = Strata.EntityID<Reading>.unsaved
+                    nonisolated var id: Strata.EntityID<Reading> = Strata.EntityID<Reading>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Reading", typeName: "Reading", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Reading", typeName: "Reading", fields: [
                         Strata.FieldDescription.stored(\Reading.offset, property: "offset", column: "offset", options: [], default: -3),
                         Strata.FieldDescription.stored(\Reading.ratio, property: "ratio", column: "ratio", options: [], default: 1.5),
                         Strata.FieldDescription.stored(\Reading.below, property: "below", column: "below", options: [], default: -0.5),
                         Strata.FieldDescription.stored(\Reading.valid, property: "valid", column: "valid", options: [], default: true),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.offset)
                         encoder.encode(self.ratio)
                         encoder.encode(self.below)
@@ -173,7 +173,7 @@ struct EntityTypeDiagnosticsTests {
                     }
                 }
 
-                extension Reading: Strata.Entity {
+                nonisolated extension Reading: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.offset = try row.decode(at: 1)

@@ -22,14 +22,14 @@ struct FieldMacroTests {
 
                     typealias ID = Strata.EntityID<Person>
 
-                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }
@@ -76,14 +76,14 @@ struct FieldMacroTests {
 
                     typealias ID = Strata.EntityID<Person>
 
-                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["doubled"])
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["doubled"])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }

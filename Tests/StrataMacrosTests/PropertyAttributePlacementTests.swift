@@ -29,14 +29,14 @@ struct PropertyAttributePlacementTests {
 
                     typealias ID = Strata.EntityID<Person>
 
-                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }
@@ -89,14 +89,14 @@ struct PropertyAttributePlacementTests {
 
                     typealias ID = Strata.EntityID<Person>
 
-                    var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                    nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["label"])
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [], virtualProperties: ["label"])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {}
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {}
                 }
 
-                extension Person: Strata.Entity {
+                nonisolated extension Person: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                     }

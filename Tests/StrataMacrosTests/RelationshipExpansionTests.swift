@@ -24,9 +24,9 @@ struct RelationshipExpansionTests {
 
                     typealias ID = Strata.EntityID<Pet>
 
-                    var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
+                    nonisolated var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Pet", typeName: "Pet", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Pet", typeName: "Pet", fields: [
                         Strata.FieldDescription.toOne(\Pet.owner, property: "owner", column: "owner", options: [], deleteRule: .cascade, inverse: "pets"),
                         Strata.FieldDescription.toOne(\Pet.vet, property: "vet", column: "vet", options: []),
                         Strata.FieldDescription.toOne(\Pet.breeder, property: "breeder", column: "breeder", options: [], deleteRule: .deny),
@@ -34,7 +34,7 @@ struct RelationshipExpansionTests {
                         Strata.FieldDescription.toOne(\Pet.shelf, property: "shelf", column: "shelf", options: [], inverse: "default"),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encodeID(self.owner)
                         encoder.encodeID(self.vet)
                         encoder.encodeID(self.breeder)
@@ -43,7 +43,7 @@ struct RelationshipExpansionTests {
                     }
                 }
 
-                extension Pet: Strata.Entity {
+                nonisolated extension Pet: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.owner = try row.decodeID(at: 1)
@@ -120,9 +120,9 @@ struct RelationshipExpansionTests {
 
                         public typealias ID = Strata.EntityID<Person>
 
-                        public var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
+                        public nonisolated var id: Strata.EntityID<Person> = Strata.EntityID<Person>.unsaved
 
-                        public static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
+                        public nonisolated static let entityDescription = Strata.EntityDescription(name: "Person", typeName: "Person", fields: [
                             Strata.FieldDescription.stored(\Person.name, property: "name", column: "name", options: [], default: ""),
                         ], toMany: [
                             Strata.ToManyDescription.make(\Person.pets, property: "pets", deleteRule: .cascade, inverse: "owner"),
@@ -132,7 +132,7 @@ struct RelationshipExpansionTests {
                             Strata.ToManyDescription.make(\Person.`default`, property: "default"),
                         ])
 
-                        public func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                        public nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                             encoder.encode(self.name)
                             encoder.encodeRelationship(self.pets)
                             encoder.encodeRelationship(self.favorites)
@@ -143,7 +143,7 @@ struct RelationshipExpansionTests {
                     }
                 }
 
-                extension Wrapper.Person: Strata.Entity {
+                nonisolated extension Wrapper.Person: Strata.Entity {
                     public init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
@@ -219,18 +219,18 @@ struct RelationshipExpansionTests {
 
                     typealias ID = Strata.EntityID<Tag>
 
-                    var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
+                    nonisolated var id: Strata.EntityID<Tag> = Strata.EntityID<Tag>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [], toMany: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Tag", typeName: "Tag", fields: [], toMany: [
                         Strata.ToManyDescription.make(\Tag.items, property: "items"),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encodeRelationship(self.items)
                     }
                 }
 
-                extension Tag: Strata.Entity {
+                nonisolated extension Tag: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.items = try row.decodeIDs(at: 1)
@@ -281,18 +281,18 @@ struct RelationshipExpansionTests {
 
                     typealias ID = Strata.EntityID<Pet>
 
-                    var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
+                    nonisolated var id: Strata.EntityID<Pet> = Strata.EntityID<Pet>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Pet", typeName: "Pet", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Pet", typeName: "Pet", fields: [
                         Strata.FieldDescription.stored(\Pet.ownerID, property: "ownerID", column: "ownerID", options: []),
                     ])
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.ownerID)
                     }
                 }
 
-                extension Pet: Strata.Entity {
+                nonisolated extension Pet: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.ownerID = try row.decode(at: 1)

@@ -18,21 +18,21 @@ struct RenamedFromTests {
 
                     typealias ID = Strata.EntityID<Writer>
 
-                    var id: Strata.EntityID<Writer> = Strata.EntityID<Writer>.unsaved
+                    nonisolated var id: Strata.EntityID<Writer> = Strata.EntityID<Writer>.unsaved
 
-                    static let entityDescription = Strata.EntityDescription(name: "Writer", typeName: "Writer", fields: [
+                    nonisolated static let entityDescription = Strata.EntityDescription(name: "Writer", typeName: "Writer", fields: [
                         Strata.FieldDescription.stored(\Writer.name, property: "name", column: "name", options: [.indexed], default: "").renamed(from: "fullName"),
                     ], toMany: [
                         Strata.ToManyDescription.make(\Writer.books, property: "books", renamedFrom: "works"),
                     ], renamedFrom: "Author")
 
-                    func encodeFields(to encoder: inout Strata.FieldEncoder) {
+                    nonisolated func encodeFields(to encoder: inout Strata.FieldEncoder) {
                         encoder.encode(self.name)
                         encoder.encodeRelationship(self.books)
                     }
                 }
 
-                extension Writer: Strata.Entity {
+                nonisolated extension Writer: Strata.Entity {
                     init(row: Strata.Row) throws {
                         self.id = try row.decodeID(at: 0)
                         self.name = try row.decode(at: 1)
