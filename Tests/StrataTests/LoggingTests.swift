@@ -98,6 +98,36 @@ struct LoggingTests {
         #expect(records.allSatisfy { $0.metadata.keys.allSatisfy { $0.hasPrefix("strata.") } })
     }
 
+    @Test("a rolled-back transaction's log leaves out the stored value a fetch's decoding error quotes; the caught error keeps it")
+    func fetchErrorWithoutValue() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("people.sqlite")
+        let schema = Schema("V1", Person.self)
+        do {
+            let stack = try await DataStack(schema, storage: SQLiteStore(path: path))
+            try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "A" } }
+            await stack.close()
+        }
+        do {
+            let connection = try Connection(path: path, options: Connection.Options())
+            defer { connection.close() }
+            try connection.execute("UPDATE Person SET age = 'secret-age'")
+        }
+        let logs = CapturedLogs()
+        var configuration = DataStack.Configuration()
+        configuration.logger = logs.logger()
+        let stack = try await DataStack(schema, storage: SQLiteStore(path: path), configuration: configuration)
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.fetchAll(From<Person>()) }
+        }
+        #expect(error?.code == .typeMismatch && error?.message.contains("secret-age") == true)
+        let rolledBack = try #require(logs.all.first { $0.message == "transaction rolled back" })
+        let logged = rolledBack.metadata.values.map(\.description).joined()
+        // Before, the entity added on the way up dropped the version without the value.
+        #expect(logged.contains("typeMismatch") && logged.contains("text (10 bytes)") && !logged.contains("secret"), "\(logged)")
+        await stack.close()
+    }
+
     @Test("waits for a reader and for the writer past the threshold are logged at notice, with the time and the pool")
     func longWaits() async throws {
         for threshold in [Duration.zero, nil] {

@@ -80,11 +80,12 @@ public struct Row {
             return try JSONDecoder().decode(V.self, from: data)
         } catch {
             let column = statement.columnName(at: index)
+            let advice = "The stored data does not match the field's type: check the type, or migrate the store."
+            // A DecodingError may quote the stored value: logs and spans get the message without it.
             throw StrataError(
-                .typeMismatch,
-                "Column \(column) holds JSON that cannot be decoded as \(V.self): \(error). The stored data does "
-                    + "not match the field's type: check the type, or migrate the store.",
-                sql: statement.sql, field: column)
+                .typeMismatch, "Column \(column) holds JSON that cannot be decoded as \(V.self): \(error). " + advice,
+                sql: statement.sql, field: column
+            ).hidingValues("Column \(column) holds JSON that cannot be decoded as \(V.self). " + advice)
         }
     }
 

@@ -158,15 +158,19 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
 
     /// The same error, its message ending with where it happened (`"in the migration step V1 → V2"`).
     func adding(place: String) -> StrataError {
-        StrataError(
+        var error = StrataError(
             code, "\(message) (\(place))", sqliteCode: sqliteCode, extendedCode: extendedCode, sql: sql, entity: entity,
             field: field)
+        error.messageWithoutValues = messageWithoutValues.map { "\($0) (\(place))" }
+        return error
     }
 
     /// The same error with the entity and field filled in where they were not known.
     func with(entity: String?, field: String? = nil) -> StrataError {
-        StrataError(
+        var error = StrataError(
             code, message, sqliteCode: sqliteCode, extendedCode: extendedCode, sql: sql,
             entity: self.entity ?? entity, field: self.field ?? field)
+        error.messageWithoutValues = messageWithoutValues
+        return error
     }
 }

@@ -106,10 +106,13 @@ extension Connection {
         guard let expected = expectedSchemaVersion, let strata = error as? StrataError, strata.code == .typeMismatch,
             let migrated = migratedStore(expected: expected)
         else { return error }
-        return StrataError(
+        let explained = StrataError(
             .schemaMismatch,
             migratedMessage(path: migrated.path, stored: migrated.version, expected: expected, detail: strata.message),
             entity: strata.entity, field: strata.field)
+        guard let withoutValues = strata.messageWithoutValues else { return explained }
+        return explained.hidingValues(
+            migratedMessage(path: migrated.path, stored: migrated.version, expected: expected, detail: withoutValues))
     }
 
     /// The error of a write transaction that found the store at `path` (the main one by default) at
