@@ -83,12 +83,11 @@ struct MigrationSameColumnTests {
     @Test("stored values the new type cannot read, or would read as other numbers, are refused before the version changes")
     func valuesOutOfRangeRefused() async throws {
         let cases: [(field: String, reason: String, @Sendable (inout ConvertV1.Reading) -> Void, open: (String) async throws -> DataStack)] = [
-            // Before, each migrated: the Int16 object could not be read any more, -1 read as UInt64.max,
-            // UInt64.max as -1 and 2 as true.
+            // Before, each migrated: the Int16 object could not be read any more, -1 read as UInt64.max
+            // and UInt64.max as -1.
             ("count", "outside -32768...32767", { $0.count = 40_000 }, { try await open($0, SameColumnV2.Narrowed.self) }),
             ("count", "negative values", { $0.count = -1 }, { try await open($0, SameColumnV2.Unsigned.self) }),
             ("big", "outside 0...9223372036854775807", { $0.big = .max }, { try await open($0, SameColumnV2.Signed.self) }),
-            ("count", "other than 0 and 1", { $0.count = 2 }, { try await open($0, SameColumnV2.Flagged.self) }),
         ]
         for (field, reason, configure, open) in cases {
             let directory = try TemporaryDirectory()
@@ -121,6 +120,32 @@ struct MigrationSameColumnTests {
         let reading = try #require(try await stack2.fetchAll(From<SameColumnV2.Widened>()).first)
         #expect(reading.count == .max && reading.small == Int(Int16.min) && reading.flag == 1)
         await stack2.close()
+    }
+
+    @Test("an Int that becomes a Bool migrates as a Bool reads it (any value but 0 is true); a custom change lifts the checks")
+    func boolAndCustom() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("readings.sqlite")
+        try await makeStore(path) { $0.count = 2; $0.precise = 5 }
+        let stack = try await open(path, SameColumnV2.Flagged.self)
+        #expect(try await stack.fetchAll(From<SameColumnV2.Flagged>()).first?.count == true)
+        await stack.close()
+        // A step with a custom change may rewrite the values itself: nothing is refused before it runs.
+        let other = try TemporaryDirectory()
+        let dated = other.path("readings.sqlite")
+        try await makeStore(dated) { $0.precise = 1_700_000_000 }
+        let step = MigrationStep(from: "V1", to: "V2", .custom { migration in
+            for object in try migration.sourceObjects("Reading") {
+                let seconds = try object.value("precise", as: Double.self)
+                try migration.transaction.edit(SameColumnV2.Dated.ID(rawValue: object.id)) {
+                    $0.precise = Date(timeIntervalSince1970: seconds)
+                }
+            }
+        })
+        let history = SchemaHistory(MigrationConversionTests.v1, Schema("V2", SameColumnV2.Dated.self), steps: [step])
+        let customized = try await DataStack(history, storage: SQLiteStore(path: dated))
+        #expect(try await customized.fetchAll(From<SameColumnV2.Dated>()).first?.precise == Date(timeIntervalSince1970: 1_700_000_000))
+        await customized.close()
     }
 
     @Test("a Double that becomes a Date is refused without a transform: the same number would mean another moment")

@@ -36,8 +36,10 @@ struct ValueFamily: Sendable, Hashable {
             if any([Bool.self, Bool?.self]) { .bool }
             else if any([Int8.self, Int16.self, Int32.self, UInt8.self, UInt16.self, UInt32.self,
                          Int8?.self, Int16?.self, Int32?.self, UInt8?.self, UInt16?.self, UInt32?.self]) { .smallInteger }
-            else if any([Int.self, Int64.self, Int?.self, Int64?.self]) { .integer }
-            else if any([UInt.self, UInt64.self, UInt?.self, UInt64?.self]) { .unsigned }
+            else if any([Int64.self, Int64?.self]) || (Int.bitWidth == 64 && any([Int.self, Int?.self])) { .integer }
+            else if any([UInt64.self, UInt64?.self]) || (UInt.bitWidth == 64 && any([UInt.self, UInt?.self])) { .unsigned }
+            // A 32-bit platform's Int and UInt (watchOS on arm64_32).
+            else if any([Int.self, Int?.self, UInt.self, UInt?.self]) { .smallInteger }
             else if any([Double.self, Double?.self]) { .double }
             else if any([Float.self, Float?.self]) { .float }
             else if any([Date.self, Date?.self]) { .date }
@@ -53,6 +55,8 @@ struct ValueFamily: Sendable, Hashable {
                 else if any([Int32.self, Int32?.self]) { range(Int32.self) }
                 else if any([UInt8.self, UInt8?.self]) { range(UInt8.self) }
                 else if any([UInt16.self, UInt16?.self]) { range(UInt16.self) }
+                else if any([Int.self, Int?.self]) { range(Int.self) }
+                else if any([UInt.self, UInt?.self]) { range(UInt.self) }
                 else { range(UInt32.self) }
             default: nil
             }

@@ -98,14 +98,12 @@ extension MigrationPlan {
                 column: old.column, property: new.property, condition: "\(column) < 0",
                 reason: "hold negative values, which an unsigned type would read as values past Int64.max"))
         }
-        guard let bounds = to.bounds else { return nil }
+        // A Bool reads every integer (any but 0 is true), as it always has.
+        guard to.kind != .bool, let bounds = to.bounds else { return nil }
         // An unsigned field stores values past Int64.max as negative numbers.
         let lower = from.kind == .unsigned ? max(bounds.lowerBound, 0) : bounds.lowerBound
         if let old = from.bounds, old.lowerBound >= lower, old.upperBound <= bounds.upperBound { return nil }
-        let reason =
-            to.kind == .bool
-            ? "hold values other than 0 and 1, which a Bool cannot hold"
-            : "hold values outside \(lower)...\(bounds.upperBound), which the new type cannot hold"
+        let reason = "hold values outside \(lower)...\(bounds.upperBound), which the new type cannot hold"
         // Text or a blob another program stored is past every number, so the upper bound finds it too.
         return .checked(Exactness(
             column: old.column, property: new.property,

@@ -332,8 +332,8 @@ struct MigrationPlan {
                     table.columns.append((field.column, .value(Self.zero(field.storageClass))))
                     continue
                 }
-            } else if transform == nil, let change = Self.sameColumnChange(from: match, to: field) {
-                // A transform reads the old values itself.
+            } else if transform == nil, customs.isEmpty, let change = Self.sameColumnChange(from: match, to: field) {
+                // A transform reads the old values itself, and a custom change of the step may rewrite them.
                 switch change {
                 case .checked(let exactness):
                     table.exactness.append(exactness)
