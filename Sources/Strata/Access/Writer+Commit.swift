@@ -54,7 +54,9 @@ extension Writer {
         } catch {
             guard let partial else { throw error }
             // Some stores may hold the transaction's changes now: every observer reads again, and reads
-            // that start from now on count this commit among those they see.
+            // that start from now on count this commit among those they see. Its history entries are
+            // the stack's own (a store that rolled its entry back gives the token to the next commit).
+            if let tokens { history?.committed(tokens) }
             generations?.noteCommit()
             feed.publish(partial)
             logger.warning(

@@ -318,7 +318,9 @@ actor Writer {
         } catch {
             (committing ? metrics?.failed : metrics?.rolledBack)?.increment()
             rollback()
-            let reported = Self.cancellationOrError(error)
+            // A failed COMMIT is reported as it is, also in a task cancelled meanwhile: it may say that
+            // some stores kept the transaction.
+            let reported = committing ? error : Self.cancellationOrError(error)
             logger.debug("transaction rolled back", metadata: ["strata.error": "\(Self.summary(of: reported))"])
             throw reported
         }

@@ -130,9 +130,11 @@ extension Connection {
 
     /// Detaches the store attached last, when setting it up after ``attach(_:)`` failed: the connection
     /// goes back to the stores it had.
+    /// A DETACH that SQLite refuses leaves the store attached and listed, so that the list stays true.
     func detachLast() {
         guard let schemaName = stores.attachedSchemas.last else { return }
-        try? execute("DETACH DATABASE \"\(schemaName)\"")
+        if isInTransaction { try? run(.rollback) }
+        guard (try? execute("DETACH DATABASE \"\(schemaName)\"")) != nil else { return }
         stores.attachedSchemas.removeLast()
         stores.lockStatements.removeLast()
         stores.dataVersionStatements.removeLast()
