@@ -55,6 +55,16 @@ enum SameColumnV2 {
         var big: UInt64 = 0
     }
 
+    @Entity(name: "Reading")
+    struct Rough {
+        var precise: Float = 0
+        var rough: Float = 0
+        var flag: Bool = false
+        var count: Int = 0
+        var small: Int16 = 0
+        var big: UInt64 = 0
+    }
+
     /// Only wider types: nothing to check.
     @Entity(name: "Reading")
     struct Widened {
@@ -83,11 +93,12 @@ struct MigrationSameColumnTests {
     @Test("stored values the new type cannot read, or would read as other numbers, are refused before the version changes")
     func valuesOutOfRangeRefused() async throws {
         let cases: [(field: String, reason: String, @Sendable (inout ConvertV1.Reading) -> Void, open: (String) async throws -> DataStack)] = [
-            // Before, each migrated: the Int16 object could not be read any more, -1 read as UInt64.max
-            // and UInt64.max as -1.
+            // Before, each migrated: the Int16 object could not be read any more, -1 read as UInt64.max,
+            // UInt64.max as -1 and 1e300 as a Float's infinity.
             ("count", "outside -32768...32767", { $0.count = 40_000 }, { try await open($0, SameColumnV2.Narrowed.self) }),
             ("count", "negative values", { $0.count = -1 }, { try await open($0, SameColumnV2.Unsigned.self) }),
             ("big", "outside 0...9223372036854775807", { $0.big = .max }, { try await open($0, SameColumnV2.Signed.self) }),
+            ("precise", "which a Float cannot hold", { $0.precise = 1e300 }, { try await open($0, SameColumnV2.Rough.self) }),
         ]
         for (field, reason, configure, open) in cases {
             let directory = try TemporaryDirectory()
@@ -120,6 +131,15 @@ struct MigrationSameColumnTests {
         let reading = try #require(try await stack2.fetchAll(From<SameColumnV2.Widened>()).first)
         #expect(reading.count == .max && reading.small == Int(Int16.min) && reading.flag == 1)
         await stack2.close()
+        // A Double that becomes a Float: rounded as Swift rounds it; infinity stays infinity.
+        let third = try TemporaryDirectory()
+        let rough = third.path("readings.sqlite")
+        try await makeStore(rough) { $0.precise = 0.1 }
+        try await makeStore(rough) { $0.precise = -.infinity }
+        let stack3 = try await open(rough, SameColumnV2.Rough.self)
+        let values = try await stack3.fetchAll(From<SameColumnV2.Rough>().orderBy(.ascending(\.id))).map(\.precise)
+        #expect(values == [Float(0.1), -.infinity])
+        await stack3.close()
     }
 
     @Test("an Int that becomes a Bool migrates as a Bool reads it (any value but 0 is true); a custom change lifts the checks")

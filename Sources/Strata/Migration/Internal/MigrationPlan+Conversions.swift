@@ -89,6 +89,15 @@ extension MigrationPlan {
         default:
             break
         }
+        if from.kind == .double, to.kind == .float {
+            // Rounded to a Float's precision, as Swift's conversion does; past its range, a number would
+            // read as infinity. (Infinities themselves are kept; text or a blob is past every number.)
+            let limit = "\(Double(Float.greatestFiniteMagnitude))"
+            return .checked(Exactness(
+                column: old.column, property: new.property,
+                condition: "(\(column) > \(limit) AND \(column) != 9e999) OR (\(column) < -\(limit) AND \(column) != -9e999)",
+                reason: "hold values past ±\(limit), which a Float cannot hold"))
+        }
         let integers: [ValueFamily.Kind] = [.bool, .smallInteger, .integer, .unsigned]
         guard integers.contains(from.kind), integers.contains(to.kind) else { return nil }
         if to.kind == .unsigned {
