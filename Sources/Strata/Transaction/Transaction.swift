@@ -348,11 +348,8 @@ public final class Transaction: ReadContext {
     /// ```
     ///
     /// The transaction stays cancelled even when the error is caught inside the closure: it rolls back
-    /// whatever the closure does afterwards and returns.
-    ///
-    /// In a block of an ``UnsafeTransaction`` (``UnsafeTransaction/perform(_:)``), it cancels that block:
-    /// the block's work is rolled back and `perform` throws ``StrataError/Code/transactionCancelled``,
-    /// while the uncommitted work of the blocks before it stays, as when a block throws.
+    /// whatever the closure does afterwards and returns. In an ``UnsafeTransaction``'s block, it cancels
+    /// that block alone, as if it had thrown: the blocks before it keep their uncommitted work.
     public func cancel() throws -> Never {
         let error = StrataError(.transactionCancelled, "The transaction was cancelled; nothing it did was kept.")
         if broken == nil { broken = error }

@@ -335,13 +335,10 @@ struct MigrationPlan {
             } else if transform == nil, customs.isEmpty, let change = Self.sameColumnChange(from: match, to: field) {
                 // A transform reads the old values itself, and a custom change of the step may rewrite them.
                 switch change {
-                case .checked(let exactness):
-                    table.exactness.append(exactness)
+                case .checked(let exactness): table.exactness.append(exactness)
                 case .refused(let reason):
-                    throw fail(
-                        "\(entity.name).\(field.property) changes between a Date and a number, \(reason). "
-                            + "Convert it in a .transform.",
-                        entity.name, field.property)
+                    let message = "\(entity.name).\(field.property) changes between a Date and a number, \(reason)."
+                    throw fail(message + " Convert it in a .transform.", entity.name, field.property)
                 }
             }
             if !Self.sameKind(match.kind, field.kind, sourceGraphName: { sourceEntity in
