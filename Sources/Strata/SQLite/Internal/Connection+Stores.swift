@@ -11,9 +11,14 @@ struct ConnectionStores {
     let commitGate: Locked<Int>?
     /// The stores the stack attaches, and the schema names attached to this connection so far.
     let list: AttachmentList?
-    var attachedSchemas: [String] = []
+    var attachedSchemas: [String] = [] {
+        didSet {
+            snapshotSQL = attachedSchemas.isEmpty ? nil : "SELECT (SELECT count(*) FROM main.sqlite_schema)"
+                + attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
+        }
+    }
     /// The statement that takes the snapshot of every store, once another store is attached.
-    var snapshotSQL: String?
+    private(set) var snapshotSQL: String?
     /// The stores whose write lock the running write transaction holds (see `Connection.beginWrite()`),
     /// one bit per store: bit 0 the main store, bit *n* the *n*th attached one.
     var writeLocked: UInt64 = 0
@@ -110,8 +115,6 @@ extension Connection {
         stores.dataVersionStatements.append(nil)
         stores.versionsLookedAt.append(nil)
         stores.lockedVersions.append(nil)
-        stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
-            + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
         guard !stores.isReadOnly else { return }
         do throws(StrataError) {
             guard sqlite3_db_readonly(handle, entry.schemaName) != 1 else {
@@ -140,8 +143,6 @@ extension Connection {
         stores.dataVersionStatements.removeLast()
         stores.versionsLookedAt.removeLast()
         stores.lockedVersions.removeLast()
-        stores.snapshotSQL = "SELECT (SELECT count(*) FROM main.sqlite_schema)"
-            + stores.attachedSchemas.map { " + (SELECT count(*) FROM \"\($0)\".sqlite_schema)" }.joined()
     }
 
     /// Begins the writer's transaction: `BEGIN IMMEDIATE`, which takes the write lock of every database
