@@ -113,9 +113,6 @@ extension Writer {
                         try connection.execute("ROLLBACK TO strata_block")
                         try connection.execute("RELEASE strata_block")
                     }
-                    // The block left no trace: the transaction goes on, whatever the block did to it.
-                    transaction.broken = nil
-                    transaction.isOpen = true
                 } catch {
                     // The block's writes could not be undone, and committing would keep them without
                     // their changes: the whole transaction is rolled back, as when SQLite does it, and
@@ -126,10 +123,12 @@ extension Writer {
                         "A block of the unsafe transaction failed and its work could not be undone (\(error.message)), so "
                             + "the transaction's uncommitted work was rolled back. Redo it from the last commit.",
                         sqliteCode: error.sqliteCode, extendedCode: error.extendedCode)
-                    transaction.broken = nil
-                    transaction.isOpen = true
                     rollback()
                 }
+                // The block left no trace (or the whole uncommitted work is gone): the transaction goes on,
+                // whatever the block did to it.
+                transaction.broken = nil
+                transaction.isOpen = true
             }
             throw reported
         }
