@@ -41,7 +41,7 @@ struct PropertySyntax {
     }
 
     /// Strata's property attributes.
-    static let strataAttributes = ["Field", "Relationship", "Coded", "Derived"]
+    static let strataAttributes = ["Field"] + PropertyAttributes.Role.allCases.map(\.rawValue)
 
     /// The attributes of a computed property that the compiler defines and that isolate it to no actor.
     static let nonIsolatingAttributes: Set<String> = [
