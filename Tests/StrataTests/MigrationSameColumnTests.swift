@@ -79,12 +79,6 @@ enum SameColumnV2 {
 
 @Suite("Migrations: a Swift type change that keeps the column type", .timeLimit(.minutes(1)))
 struct MigrationSameColumnTests {
-    func makeStore(_ path: String, _ configure: @escaping @Sendable (inout ConvertV1.Reading) -> Void) async throws {
-        let stack = try await DataStack(MigrationConversionTests.v1, storage: SQLiteStore(path: path))
-        try await stack.perform { tx in _ = try tx.create(Into<ConvertV1.Reading>()) { configure(&$0) } }
-        await stack.close()
-    }
-
     /// Opens the store at `path` at `v2`, migrating from V1.
     func open<E: Entity>(_ path: String, _ type: E.Type) async throws -> DataStack {
         try await DataStack(SchemaHistory(MigrationConversionTests.v1, Schema("V2", E.self)), storage: SQLiteStore(path: path))
@@ -103,7 +97,7 @@ struct MigrationSameColumnTests {
         for (field, reason, configure, open) in cases {
             let directory = try TemporaryDirectory()
             let path = directory.path("readings.sqlite")
-            try await makeStore(path) { configure(&$0) }
+            try await MigrationConversionTests().makeStore(path) { configure(&$0) }
             let error = await #expect(throws: StrataError.self) { _ = try await open(path) }
             #expect(error?.code == .invalidMigration && error?.field == field, "\(String(describing: error))")
             #expect(error?.message.contains(reason) == true && error?.message.contains(".transform") == true,
@@ -119,14 +113,14 @@ struct MigrationSameColumnTests {
     func valuesInRangeMigrate() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("readings.sqlite")
-        try await makeStore(path) { $0.count = -300; $0.big = 5 }
+        try await MigrationConversionTests().makeStore(path) { $0.count = -300; $0.big = 5 }
         let stack = try await open(path, SameColumnV2.Narrowed.self)
         #expect(try await stack.fetchAll(From<SameColumnV2.Narrowed>()).first?.count == -300)
         await stack.close()
         let other = try TemporaryDirectory()
         let widened = other.path("readings.sqlite")
         // Text another program stored is not a wider type's business: widening checks nothing.
-        try await makeStore(widened) { $0.count = .max; $0.small = .min; $0.flag = true }
+        try await MigrationConversionTests().makeStore(widened) { $0.count = .max; $0.small = .min; $0.flag = true }
         let stack2 = try await open(widened, SameColumnV2.Widened.self)
         let reading = try #require(try await stack2.fetchAll(From<SameColumnV2.Widened>()).first)
         #expect(reading.count == .max && reading.small == Int(Int16.min) && reading.flag == 1)
@@ -134,8 +128,8 @@ struct MigrationSameColumnTests {
         // A Double that becomes a Float: rounded as Swift rounds it; infinity stays infinity.
         let third = try TemporaryDirectory()
         let rough = third.path("readings.sqlite")
-        try await makeStore(rough) { $0.precise = 0.1 }
-        try await makeStore(rough) { $0.precise = -.infinity }
+        try await MigrationConversionTests().makeStore(rough) { $0.precise = 0.1 }
+        try await MigrationConversionTests().makeStore(rough) { $0.precise = -.infinity }
         let stack3 = try await open(rough, SameColumnV2.Rough.self)
         let values = try await stack3.fetchAll(From<SameColumnV2.Rough>().orderBy(.ascending(\.id))).map(\.precise)
         #expect(values == [Float(0.1), -.infinity])
@@ -146,14 +140,14 @@ struct MigrationSameColumnTests {
     func boolAndCustom() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("readings.sqlite")
-        try await makeStore(path) { $0.count = 2; $0.precise = 5 }
+        try await MigrationConversionTests().makeStore(path) { $0.count = 2; $0.precise = 5 }
         let stack = try await open(path, SameColumnV2.Flagged.self)
         #expect(try await stack.fetchAll(From<SameColumnV2.Flagged>()).first?.count == true)
         await stack.close()
         // A step with a custom change may rewrite the values itself: nothing is refused before it runs.
         let other = try TemporaryDirectory()
         let dated = other.path("readings.sqlite")
-        try await makeStore(dated) { $0.precise = 1_700_000_000 }
+        try await MigrationConversionTests().makeStore(dated) { $0.precise = 1_700_000_000 }
         let step = MigrationStep(from: "V1", to: "V2", .custom { migration in
             for object in try migration.sourceObjects("Reading") {
                 let seconds = try object.value("precise", as: Double.self)
@@ -172,7 +166,7 @@ struct MigrationSameColumnTests {
     func doubleToDateRefused() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("readings.sqlite")
-        try await makeStore(path) { $0.precise = 1_700_000_000 }
+        try await MigrationConversionTests().makeStore(path) { $0.precise = 1_700_000_000 }
         let error = await #expect(throws: StrataError.self) { _ = try await open(path, SameColumnV2.Dated.self) }
         #expect(error?.code == .invalidMigration && error?.field == "precise" && error?.message.contains("2001") == true,
                 "\(String(describing: error))")
