@@ -20,6 +20,9 @@ final class BusyWait {
     private var reported = false
     /// The connection's interrupt flag: a wait ends when its task is cancelled (see `InterruptHandle`).
     private let interrupt: InterruptFlag?
+    /// Set while the connection holds the stack's commit gate: a statement meeting a lock then fails at
+    /// once with `SQLITE_BUSY`, and the connection waits with ``wait(after:)`` once it has let the gate go.
+    var failsAtOnce = false
 
     init(
         timeoutMilliseconds: Int32, threshold: Duration?, report: (@Sendable (Duration) -> Void)?,
@@ -40,8 +43,16 @@ final class BusyWait {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Waits as the busy handler would before its attempt number `attempts` (0 for the first), for a
+    /// statement that failed with `SQLITE_BUSY` while ``failsAtOnce`` was set; `false`, without waiting,
+    /// once the busy timeout has passed or the task is cancelled: the caller then reports the failure.
+    func wait(after attempts: Int32) -> Bool {
+        retry(after: attempts) == 1
+    }
+
     /// 1 to try again after a delay, 0 to give up (the statement then fails with `SQLITE_BUSY`).
     private func retry(after attempts: Int32) -> Int32 {
+        if failsAtOnce { return 0 }
         if attempts == 0 {
             started = clock.now
             reported = false

@@ -77,12 +77,37 @@ extension Connection {
             if snapshot { try run(.startSnapshot) } else { stores.readBegunAt = statementCount }
             return
         }
-        try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
+        try underGate(commitGate, waitingOutside: true) { (commits: inout Int) throws(StrataError) -> Void in
             try run(.beginDeferred)
             let statement = try cachedStatement(snapshotSQL)
             defer { statement.reset() }
             _ = try statement.step()
             stores.snapshotCommitNumber = commits
+        }
+    }
+
+    /// Runs `body` under the commit gate, with nothing there that may take long: the statement trace
+    /// gets the texts once the gate is released (see ``TraceBox``), and with `waitingOutside`, a
+    /// statement that meets another connection's lock fails at once; the gate is let go, the wait
+    /// happens outside it (the busy timeout's schedule), and `body` runs again. A transaction `body`
+    /// left open is rolled back before the wait.
+    private func underGate<T>(
+        _ gate: Locked<Int>, waitingOutside: Bool = false, _ body: (inout Int) throws(StrataError) -> T
+    ) throws(StrataError) -> T {
+        var attempts: Int32 = 0
+        while true {
+            let wasOpen = isInTransaction
+            do throws(StrataError) {
+                traceBox?.takeUnretainedValue().hold()
+                defer { traceBox?.takeUnretainedValue().release() }
+                busyWait?.failsAtOnce = waitingOutside
+                defer { busyWait?.failsAtOnce = false }
+                return try gate.withLock { (commits: inout Int) throws(StrataError) -> T in try body(&commits) }
+            } catch where waitingOutside && error.sqliteCode == SQLITE_BUSY && error.extendedCode != SQLiteCode.busySnapshot {
+                if !wasOpen, isInTransaction { try? run(.rollback) }
+                guard let busyWait, busyWait.wait(after: attempts) else { throw error }
+                attempts += 1
+            }
         }
     }
 
@@ -93,7 +118,7 @@ extension Connection {
     func commitsSeen() throws(StrataError) -> Int? {
         if let seen = stores.snapshotCommitNumber { return seen }
         guard let commitGate = stores.commitGate, statementCount == stores.readBegunAt else { return nil }
-        return try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Int in
+        return try underGate(commitGate, waitingOutside: true) { (commits: inout Int) throws(StrataError) -> Int in
             try run(.startSnapshot)
             stores.snapshotCommitNumber = commits
             return commits
@@ -291,7 +316,7 @@ extension Connection {
             checkpointIfDue()
             return
         }
-        try commitGate.withLock { (commits: inout Int) throws(StrataError) -> Void in
+        try underGate(commitGate) { (commits: inout Int) throws(StrataError) -> Void in
             do throws(StrataError) {
                 try run(.commit)
             } catch {

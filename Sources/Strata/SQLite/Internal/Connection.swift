@@ -63,7 +63,8 @@ final class Connection {
     /// Cached statements, least recently used first.
     private var cache: OrderedDictionary<String, Statement> = [:]
     private var keyed: [ObjectIdentifier: KeyedStatement] = [:]
-    private var traceBox: Unmanaged<TraceBox>?
+    /// The statement trace; SQLite holds an unretained pointer to it while the handle is open.
+    private(set) var traceBox: Unmanaged<TraceBox>?
     /// The `strata_initial_value` function of a migration's connection, once registered.
     var initialValues: InitialValueFunction?
     /// Whether `strata_real_text` is registered (see ``realTextFunction()``).
@@ -72,7 +73,7 @@ final class Connection {
     var walPages: WALPages?
     private let interruptFlag = InterruptFlag()
     /// The busy handler's state; SQLite holds an unretained pointer to it while the handle is open.
-    private var busyWait: BusyWait?
+    private(set) var busyWait: BusyWait?
     private(set) var isClosed = false
     /// How many statements this connection has been asked to run (prepared, or taken from a cache), for
     /// the statement count of a trace span: a plain increment, since one executor uses the connection.
@@ -122,7 +123,7 @@ final class Connection {
             sqlite3_trace_v2(db, UInt32(SQLITE_TRACE_STMT), { _, context, _, sql in
                 guard let context, let sql else { return 0 }
                 let text = String(cString: sql.assumingMemoryBound(to: CChar.self))
-                Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue().trace(text)
+                Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue().record(text)
                 return 0
             }, box.toOpaque())
         }
@@ -389,12 +390,3 @@ final class Connection {
 
 @available(*, unavailable)
 extension Connection: Sendable {}
-
-/// Holds a trace closure for SQLite's C callback.
-final class TraceBox: Sendable {
-    let trace: @Sendable (String) -> Void
-
-    init(_ trace: @escaping @Sendable (String) -> Void) {
-        self.trace = trace
-    }
-}
