@@ -66,8 +66,12 @@ struct SchemaGraph: Sendable {
     /// them may change its owners' derived values.
     private(set) var derivedSources: Set<String> = []
 
+    /// The entity name of each Swift type of the schema.
+    private var entityNames: [ObjectIdentifier: String] = [:]
+
     init(schema: Schema) throws(StrataError) {
         for entity in schema.entities { entities[entity.name] = entity }
+        for (type, entity) in zip(schema.entityTypes, schema.entities) { entityNames[type] = entity.name }
         let name = { (reference: EntityReference, source: String, property: String) throws(StrataError) -> String in
             guard let index = schema.entityTypes.firstIndex(of: reference.type) else {
                 throw StrataError(
@@ -85,7 +89,9 @@ struct SchemaGraph: Sendable {
                 guard let relationship = field.toOne else { continue }
                 let target = try name(relationship.target, entity.name, field.property)
                 if let inverse = relationship.inverse,
-                    let problem = Self.toOneInverseProblem(entity.name, field.property, inverse, target: entities[target])
+                    let problem = Self.toOneInverseProblem(
+                        entity.name, field.property, inverse, target: entities[target],
+                        pointsBack: { [entityNames] in entityNames[$0.type] == entity.name })
                 {
                     warnings.append(problem)
                 }
@@ -134,11 +140,15 @@ struct SchemaGraph: Sendable {
     /// or `nil`. Such an inverse is ignored, with a warning when the stack opens rather than an error: a
     /// schema that shipped with one must still open (its version lock holds the inverse's name).
     private static func toOneInverseProblem(
-        _ source: String, _ property: String, _ inverse: String, target: EntityDescription?
+        _ source: String, _ property: String, _ inverse: String, target: EntityDescription?,
+        pointsBack: (EntityReference) -> Bool
     ) -> String? {
         guard let target else { return nil }
         let ignored = "\(source).\(property): its inverse \(target.name).\(inverse)"
         if let many = target.toMany.first(where: { $0.property == inverse }) {
+            guard pointsBack(many.target) else {
+                return "\(ignored) points to \(many.target.typeName), not to \(source); it is ignored."
+            }
             guard many.inverse == nil || many.inverse == property else {
                 return "\(ignored) names another relationship as its own inverse; the two are not kept in step."
             }
@@ -166,22 +176,33 @@ struct SchemaGraph: Sendable {
         // The inverse: declared here, or declared on the target pointing back here.
         var inverseField: Int?
         var inverseToMany: Int?
+        // An inverse must point back at this entity: another entity's relationship of the same name is not it.
+        let entityNames = self.entityNames
+        let pointsHere = { (reference: EntityReference) in entityNames[reference.type] == entity.name }
+        let pointsElsewhere = { (inverse: String, reference: EntityReference) -> StrataError in
+            fail("its inverse \(targetName).\(inverse) points to \(entityNames[reference.type] ?? reference.typeName), "
+                + "not to \(entity.name). Name a relationship of \(targetName) that points to \(entity.name), or none.")
+        }
         if let inverse = relationship.inverse {
             if let field = target.fields.firstIndex(where: { $0.property == inverse }) {
-                guard target.fields[field].toOne != nil else {
+                guard let toOne = target.fields[field].toOne else {
                     throw fail("its inverse \(targetName).\(inverse) is not a relationship.")
                 }
+                guard pointsHere(toOne.target) else { throw pointsElsewhere(inverse, toOne.target) }
                 inverseField = field
             } else if let many = target.toMany.firstIndex(where: { $0.property == inverse }) {
+                guard pointsHere(target.toMany[many].target) else { throw pointsElsewhere(inverse, target.toMany[many].target) }
                 inverseToMany = many
             } else {
                 throw fail("its inverse \(targetName).\(inverse) does not exist.")
             }
         } else if let field = target.fields.firstIndex(where: {
-            $0.toOne?.inverse == relationship.property && entities[targetName] != nil
+            $0.toOne?.inverse == relationship.property && $0.toOne.map { pointsHere($0.target) } == true
         }) {
             inverseField = field
-        } else if let many = target.toMany.firstIndex(where: { $0.inverse == relationship.property }) {
+        } else if let many = target.toMany.firstIndex(where: {
+            $0.inverse == relationship.property && pointsHere($0.target)
+        }) {
             inverseToMany = many
         }
         if let many = inverseToMany, entity.name == targetName, many == index {
