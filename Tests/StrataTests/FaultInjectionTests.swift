@@ -633,6 +633,39 @@ struct FaultInjectionTests {
         await stack.close()
     }
 
+    @Test("after a failed COMMIT to several stores, another stack's commits to a store that rolled back are all reported")
+    func partialCommitLeavesOthersTokensAlone() async throws {
+        let directory = try TemporaryDirectory()
+        FaultVFS.plan.withLock { $0.markedSuffix = "cache.sqlite-wal" }
+        defer { FaultVFS.plan.withLock { $0.markedSuffix = nil; $0.failsMarkedWrites = false } }
+        var configuration = DataStack.Configuration()
+        configuration.history = HistoryOptions()
+        let storages: [any Storage] = [
+            SQLiteStore(path: directory.path("main.sqlite")), SQLiteStore(path: directory.path("cache.sqlite")).configuration("Cache"),
+        ]
+        var faulty = configuration
+        faulty.vfsName = FaultVFS.registeredName
+        let stack = try await DataStack(severalStoresSchema, storages: storages, configuration: faulty)
+        try await stack.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "first.png" } }
+        FaultVFS.plan.withLock { $0.failsMarkedWrites = true }
+        await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in
+                _ = try tx.create(Into<StoreNote>(nil)) { $0.title = "main" }
+                _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "cache.png" }
+            }
+        }
+        FaultVFS.plan.withLock { $0.failsMarkedWrites = false }
+        // The cache rolled its history entry back: the other stack's first commit takes its token.
+        let other = try await DataStack(severalStoresSchema, storages: storages, configuration: configuration)
+        try await other.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "a.png" } }
+        try await other.perform { tx in _ = try tx.create(Into<StoreThumbnail>()) { $0.url = "b.png" } }
+        let seen = try #require(try await stack.writer.externalChanges())
+        #expect(seen.isUnknown || seen.insertedIDs(StoreThumbnail.self).count == 2,
+                "inserted \(seen.insertedIDs(StoreThumbnail.self).count) thumbnails")
+        await other.close()
+        await stack.close()
+    }
+
     @Test("a full disk or an I/O error while a migration writes rolls it back: the old version, whole, migrates later")
     func migrationWriteFaults() async throws {
         let directory = try TemporaryDirectory()

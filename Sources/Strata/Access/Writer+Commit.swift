@@ -54,9 +54,10 @@ extension Writer {
         } catch {
             guard let partial else { throw error }
             // Some stores may hold the transaction's changes now: every observer reads again, and reads
-            // that start from now on count this commit among those they see. Its history entries are
-            // the stack's own (a store that rolled its entry back gives the token to the next commit).
-            if let tokens { history?.committed(tokens) }
+            // that start from now on count this commit among those they see. Its history tokens are not
+            // noted as the stack's own: a store that rolled its entry back gives the token to the next
+            // commit, maybe another connection's, which the next scan must not skip. An entry that was
+            // kept is then read as another connection's: reported twice, never lost.
             generations?.noteCommit()
             feed.publish(partial)
             logger.warning(

@@ -54,11 +54,15 @@ extension Writer {
 
     /// The indices of the stores another connection committed to since the last check (see
     /// ``externalChangeCheck()``).
-    private func changedStores() throws -> [Int] {
+    ///
+    /// With `inOwnRead`, the connection is in a read transaction the caller began for this check: each
+    /// version read there begins that store's snapshot, so the versions kept for the next check are
+    /// those of exactly the commits the rest of that transaction reads.
+    private func changedStores(inOwnRead: Bool = false) throws -> [Int] {
         // Between an unsafe transaction's blocks, reading a store's version would start that store's
         // snapshot: a later write of the transaction to it would fail with SQLITE_BUSY_SNAPSHOT once
         // another connection committed there. The check comes again when the transaction has ended.
-        guard !connection.isInTransaction else { return [] }
+        guard inOwnRead || !connection.isInTransaction else { return [] }
         var version: [Int64] = []
         for index in 0..<connection.storeCount {
             guard let one = try connection.dataVersion(store: index) else { return [] }
@@ -73,7 +77,14 @@ extension Writer {
     /// exact changes read from the persistent history when the store keeps one, an external change set
     /// (anything may have changed) otherwise.
     func externalChanges() throws -> ChangeSet? {
-        let changed = try changedStores()
+        guard !connection.isInTransaction else { return nil }   // see changedStores()
+        // With a history, the versions and the history are read in one read transaction: a commit that
+        // lands between the two is then read at the next check, not now and again then (as a change
+        // the history no longer explains, which would make every publisher read everything again).
+        let scans = history != nil
+        if scans { try connection.run(.beginDeferred) }
+        defer { if scans { try? connection.run(.commit) } }
+        let changed = try changedStores(inOwnRead: scans)
         guard !changed.isEmpty else { return nil }
         // A commit that recorded no history (a purge, or a connection that is not Strata's), or one to a
         // store that keeps none: anything may have changed.
