@@ -13,11 +13,12 @@ public struct ImportResult<E: Entity>: Sendable {
     /// update wrote (for imports, the fields whose values changed; for ``Transaction/upsertAll(_:from:uniqueBy:policy:_:)``,
     /// the fields the policy writes).
     public internal(set) var updated: [(id: EntityID<E>, fields: Set<String>)] = []
-    /// The sources skipped: no key, `shouldInsert` or `shouldUpdate` said no, or an upsert that kept the
-    /// existing object.
+    /// The sources skipped: no key, `shouldInsert` or `shouldUpdate` said no, or an upsert whose policy
+    /// writes no field (``UpsertPolicy/keepExisting``) found its key taken and kept the existing object.
     public internal(set) var skipped = 0
-    /// The sources whose update found nothing to change (their objects are in ``objects``; nothing was
-    /// written).
+    /// The sources whose existing object their update found with nothing to change: nothing was written.
+    /// For imports, their objects are in ``objects``; for ``Transaction/upsertAll(_:from:uniqueBy:policy:_:)``,
+    /// these are the existing rows that already held the source's values in every field the policy writes.
     public internal(set) var unchanged = 0
     /// The sources not applied because a later source of the same call had the same key (the last wins).
     public internal(set) var superseded = 0
