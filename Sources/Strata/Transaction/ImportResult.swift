@@ -33,6 +33,14 @@ public struct ImportResult<E: Entity>: Sendable {
 /// An error thrown while one source of an import was applied: which source (its position among the
 /// sources of the call), which entity, and the error itself. Nothing the call wrote is kept: uncaught,
 /// the error rolls the transaction back; caught inside it, the transaction goes on without the call.
+///
+/// Three stops are not wrapped, since they end the whole transaction rather than one source:
+/// ``Transaction/cancel()`` called from import code comes through as
+/// ``StrataError/Code/transactionCancelled``; an error after which SQLite rolled the whole transaction
+/// back (an I/O error, a full disk, an interrupt) as that ``StrataError``, with no source index; and
+/// ``DataStack/perform(_:)`` reports a cancelled task as `CancellationError`. In a chunked import,
+/// these carry no ``ImportError/committed`` summary: ``ImportProgress/latest`` tells what the
+/// committed chunks did.
 public struct ImportError: Error, CustomStringConvertible {
     /// The position of the failing source among the call's sources, from 0.
     public let sourceIndex: Int
