@@ -152,6 +152,39 @@ struct ImportEdgeTests {
         #expect(try await watched.next()??.total == 2.5)
     }
 
+    @Test("an upsert of an existing row that writes nothing counts as unchanged; with keepExisting, as skipped; a chunked import sums them")
+    func upsertUnchangedAndSkipped() async throws {
+        let stack = try await DataStack(importEdgeSchema)
+        let eur = try await stack.perform { tx in try tx.create(Into<Rate>()) { $0.code = "EUR"; $0.value = 0.9; $0.note = "n" }.id }
+        let upsert: @Sendable (UpsertPolicy<Rate>, [(String, Double)]) async throws -> (ImportResult<Rate>, ChangeSet) = { policy, feed in
+            try await stack.perform { tx in
+                let result = try tx.upsertAll(Into<Rate>(), from: feed, uniqueBy: \.code, policy: policy) { row, rate in
+                    (rate.code, rate.value, rate.note) = (row.0, row.1, "n")
+                }
+                return (result, tx.changeSet)
+            }
+        }
+        // Before, an existing row already holding the values counted as skipped, never as unchanged.
+        let (same, changes) = try await upsert(.updateAll, [("EUR", 0.9), ("USD", 1)])
+        #expect(same.unchanged == 1 && same.skipped == 0 && same.insertedIDs.count == 1 && same.updated.isEmpty)
+        #expect(same.objects.isEmpty, "the batch calls return IDs")
+        #expect(changes.updatedIDs(Rate.self).isEmpty)
+        let (chosen, _) = try await upsert(.update(\.value), [("EUR", 0.9), ("USD", 2)])
+        #expect(chosen.unchanged == 1 && chosen.skipped == 0 && chosen.updated.map(\.fields) == [["value"]])
+        // A zero's sign is compared in SQL, where -0.0 equals 0.0: unchanged, the stored sign kept.
+        try await stack.perform { tx in _ = try tx.edit(eur) { $0.value = 0 } }
+        let (signed, _) = try await upsert(.update(\.value), [("EUR", -0.0)])
+        #expect(signed.unchanged == 1 && signed.updated.isEmpty)
+        #expect(try await stack.fetchExisting(eur)?.value.sign == .plus)
+        // keepExisting writes no field: the source is skipped.
+        let (kept, _) = try await upsert(.keepExisting, [("EUR", 5), ("GBP", 0.8)])
+        #expect(kept.skipped == 1 && kept.unchanged == 0 && kept.insertedIDs.count == 1)
+        // A chunked import's summary counts an unchanged update.
+        let summary = try await stack.importUniqueObjects(
+            Into<ImportedAuthor>(), from: [AuthorSource(key: "a", name: "A"), AuthorSource(key: "a", name: "A")].async, chunkSize: 1)
+        #expect(summary == ImportSummary(sourcesRead: 2, chunksCommitted: 2, inserted: 1, unchanged: 1))
+    }
+
     @Test("uniqueIDs of two keys that differ only in Unicode normalization, both stored, says so instead of blaming two stores")
     func uniqueIDsOfEquivalentKeys() async throws {
         let stack = try await DataStack(importEdgeSchema)

@@ -259,7 +259,8 @@ struct ImportTests {
             }
             return (result, tx.changeSet)
         }
-        #expect(all.insertedIDs.count == 1 && all.updatedIDs == [eur] && all.skipped == 1)   // USD changed nothing
+        // USD changed nothing: it is unchanged, not skipped.
+        #expect(all.insertedIDs.count == 1 && all.updatedIDs == [eur] && all.unchanged == 1 && all.skipped == 0)
         #expect(all.updated.first?.fields == ["value", "note"])
         #expect(changes.updatedIDs(Rate.self) == [eur] && changes.insertedIDs(Rate.self) == Set(all.insertedIDs))
         // Chosen fields only.

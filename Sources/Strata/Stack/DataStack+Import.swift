@@ -11,8 +11,10 @@ extension DataStack {
     ///
     /// - Throws: ``ImportError`` naming the failing source's position in the whole sequence, with
     ///   what the chunks committed before did (``ImportError/committed``); `CancellationError` when
-    ///   the task was cancelled; what the sequence throws. The chunks committed before stay, and a
-    ///   `progress` tells what they did (``ImportProgress/latest``).
+    ///   the task was cancelled; ``StrataError/Code/transactionCancelled`` when the import code called
+    ///   ``Transaction/cancel()``; the ``StrataError`` of a chunk's transaction that SQLite rolled back as
+    ///   a whole (an I/O error, a full disk); what the sequence throws. The chunks committed before stay,
+    ///   and a `progress` tells what they did (``ImportProgress/latest``), in every case.
     @discardableResult
     public func importUniqueObjects<E: ImportableUniqueObject, S: AsyncSequence>(
         _ into: Into<E>, from sources: S, chunkSize: Int = 1_000, progress: ImportProgress? = nil

@@ -28,8 +28,8 @@ public struct ImportProgress: AsyncSequence, Sendable {
     public init() {}
 
     /// What the chunks committed so far did (all zero before the first): readable at any time, without
-    /// iterating. After an import that was cancelled, or stopped by an error of its sequence, it tells
-    /// what stayed in the store.
+    /// iterating. After an import that was cancelled (its task, or a ``Transaction/cancel()`` in its
+    /// code), or stopped by any error, it tells what stayed in the store.
     public var latest: ImportSummary { state.withLock { $0.latest } }
 
     /// An iterator of its own: several tasks may each iterate the progress (a progress bar and a log),

@@ -13,11 +13,12 @@ public struct ImportResult<E: Entity>: Sendable {
     /// update wrote (for imports, the fields whose values changed; for ``Transaction/upsertAll(_:from:uniqueBy:policy:_:)``,
     /// the fields the policy writes).
     public internal(set) var updated: [(id: EntityID<E>, fields: Set<String>)] = []
-    /// The sources skipped: no key, `shouldInsert` or `shouldUpdate` said no, or an upsert that kept the
-    /// existing object.
+    /// The sources skipped: no key, `shouldInsert` or `shouldUpdate` said no, or an upsert whose policy
+    /// writes no field (``UpsertPolicy/keepExisting``) found its key taken and kept the existing object.
     public internal(set) var skipped = 0
-    /// The sources whose update found nothing to change (their objects are in ``objects``; nothing was
-    /// written).
+    /// The sources whose existing object their update found with nothing to change: nothing was written.
+    /// For imports, their objects are in ``objects``; for ``Transaction/upsertAll(_:from:uniqueBy:policy:_:)``,
+    /// these are the existing rows that already held the source's values in every field the policy writes.
     public internal(set) var unchanged = 0
     /// The sources not applied because a later source of the same call had the same key (the last wins).
     public internal(set) var superseded = 0
@@ -32,6 +33,14 @@ public struct ImportResult<E: Entity>: Sendable {
 /// An error thrown while one source of an import was applied: which source (its position among the
 /// sources of the call), which entity, and the error itself. Nothing the call wrote is kept: uncaught,
 /// the error rolls the transaction back; caught inside it, the transaction goes on without the call.
+///
+/// Three stops are not wrapped, since they end the whole transaction rather than one source:
+/// ``Transaction/cancel()`` called from import code comes through as
+/// ``StrataError/Code/transactionCancelled``; an error after which SQLite rolled the whole transaction
+/// back (an I/O error, a full disk, an interrupt) as that ``StrataError``, with no source index; and
+/// ``DataStack/perform(_:)`` reports a cancelled task as `CancellationError`. In a chunked import,
+/// these carry no ``ImportError/committed`` summary: ``ImportProgress/latest`` tells what the
+/// committed chunks did.
 public struct ImportError: Error, CustomStringConvertible {
     /// The position of the failing source among the call's sources, from 0.
     public let sourceIndex: Int

@@ -3,7 +3,8 @@
 public struct ImportSummary: Sendable, Hashable {
     /// The sources read from the sequence. In the summary an ``ImportError`` carries
     /// (``ImportError/committed``), the sources of the chunk that failed are counted too; a cancelled
-    /// import throws `CancellationError`, and the progress's last summary is that of its last
+    /// import throws `CancellationError` (or ``StrataError/Code/transactionCancelled`` for a
+    /// ``Transaction/cancel()`` in its code), and the progress's last summary is that of its last
     /// committed chunk.
     public internal(set) var sourcesRead = 0
     /// The chunks committed, one transaction each.

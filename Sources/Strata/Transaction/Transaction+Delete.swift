@@ -51,7 +51,12 @@ extension Transaction {
     /// Deletes every object that matches and returns how many were deleted. A limit and an offset
     /// (``From/tweak(_:)``) choose which objects, in the fetch's order, as for ``ReadContext/fetchAll(_:)``.
     ///
-    /// - Throws: ``StrataError/Code/invalidArgument`` for a negative limit or offset.
+    /// All or none, over every store the query reads: when a ``DeleteRule/deny`` rule refuses one
+    /// object, in any of the stores, or another error stops the call, none is deleted (the transaction
+    /// goes on if you catch the error).
+    ///
+    /// - Throws: ``StrataError/Code/deleteDenied`` when a relationship with the ``DeleteRule/deny`` rule
+    ///   still holds objects; ``StrataError/Code/invalidArgument`` for a negative limit or offset.
     @discardableResult
     public func deleteAll<E: Entity>(_ from: From<E>) throws -> Int {
         try checkOpen()
@@ -65,13 +70,16 @@ extension Transaction {
                         "deleteAll with a limit or an offset reads one store: name its configuration, as in From<\(E.self)>(\"Name\").",
                         entity: E.entityDescription.name)
                 }
-                var count = 0
-                for target in stores { count += try inStore(target) { try deleteAllInStore(from.unscoped()) } }
-                return count
+                // Each store checks its own deny rules: a later store's refusal undoes the earlier ones'.
+                return try atomically {
+                    var count = 0
+                    for target in stores { count += try inStore(target) { try deleteAllInStore(from.unscoped()) } }
+                    return count
+                }
             }
-            return try inStore(stores[0]) { try deleteAllInStore(from.unscoped()) }
+            return try atomically { try inStore(stores[0]) { try deleteAllInStore(from.unscoped()) } }
         }
-        return try deleteAllInStore(from)
+        return try atomically { try deleteAllInStore(from) }
     }
 
     /// Deletes every object of the current store that matches.

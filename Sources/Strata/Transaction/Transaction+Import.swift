@@ -271,10 +271,14 @@ extension Transaction {
 
     /// Runs the work of source `index`, wrapping what it throws in an ``ImportError``; an import nested in
     /// the work (an entity's import code importing others) fails with its own `ImportError` inside this
-    /// one, so the error names the caller's source first.
+    /// one, so the error names the caller's source first. A ``cancel()`` in the work is not the source's
+    /// failure but the whole transaction's end: its ``StrataError/Code/transactionCancelled`` goes on as
+    /// it is, so that ``DataStack/perform(_:)`` throws it, as `cancel()` says.
     func importing<E: Entity, T>(_ type: E.Type, _ index: Int, _ work: () throws -> T) throws -> T {
         do {
             return try work()
+        } catch let error as StrataError where error.code == .transactionCancelled {
+            throw error
         } catch {
             throw ImportError(sourceIndex: index, entity: E.entityDescription.name, underlying: error)
         }

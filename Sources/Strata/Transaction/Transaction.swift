@@ -339,7 +339,8 @@ public final class Transaction: ReadContext {
     // MARK: Cancel
 
     /// Cancels the transaction: everything it did is rolled back, and ``DataStack/perform(_:)`` throws
-    /// ``StrataError/Code/transactionCancelled``.
+    /// ``StrataError/Code/transactionCancelled``, also when called from import code: an import passes it
+    /// on unwrapped, not as an ``ImportError``, and a chunked import stops with it.
     ///
     /// ```swift
     /// try await stack.perform { tx in

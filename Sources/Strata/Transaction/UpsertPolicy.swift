@@ -61,9 +61,12 @@ extension Transaction {
 
     /// Inserts an object per source, or, when an object with the same value of the unique field `key`
     /// exists, updates it as `policy` says: SQLite's `INSERT … ON CONFLICT (key) DO UPDATE`, one
-    /// statement per source. Returns the IDs inserted and updated (an update that would change nothing
-    /// is skipped); observers and the commit's change set see them all. An update's fields in the result
-    /// are those the policy writes.
+    /// statement per source. Returns the IDs inserted and updated; observers and the commit's change set
+    /// see them all. An update's fields in the result are those the policy writes. An existing object
+    /// that already holds the source's values in every field the policy writes is not written: it
+    /// counts in ``ImportResult/unchanged``. With ``UpsertPolicy/keepExisting`` (or a policy that names
+    /// the key alone), a source whose key exists counts in ``ImportResult/skipped``. The result's
+    /// ``ImportResult/objects`` stay empty: an upsert returns IDs, not objects.
     ///
     /// `configure` fills a new object, whether the row is then inserted or updated: with the default
     /// ``UpsertPolicy/updateAll``, a field it leaves alone is written with its default value on update
@@ -73,7 +76,11 @@ extension Transaction {
     /// after the other: a key given twice is inserted by the first source and updated by the second
     /// (its ID is in ``ImportResult/insertedIDs`` and ``ImportResult/updated``; with
     /// ``UpsertPolicy/keepExisting`` the second is skipped). Unlike ``importUniqueObjects(_:from:)``,
-    /// no source is superseded: each counts once, as inserted, updated or skipped.
+    /// no source is superseded: each counts once, as inserted, updated, unchanged or skipped.
+    ///
+    /// Whether a field differs is decided in SQL (`IS NOT`), where `-0.0` equals `0.0`: an upsert that
+    /// only changes the sign of a zero writes nothing and keeps the stored sign (the object counts as
+    /// unchanged). ``Transaction/edit(_:_:)-(E,_)`` compares the stored bits and writes it.
     ///
     /// It writes rows directly, so it takes entities without relationships and derived fields of their
     /// own (they may be the target of other entities' relationships); import others with
@@ -122,9 +129,10 @@ extension Transaction {
                             throw describeConstraint(error, entity: description)
                         }
                         guard let (inserted, rowID) = try upsertOutcome(notes.pointee, plan, key: { object[keyPath: key] }) else {
-                            // The key existed and the policy kept it, or nothing differed.
+                            // The key existed, and the policy writes no field (the source is skipped) or
+                            // the row held the values of those it writes (it is unchanged).
                             if let givenID { ids.giveBack(description.name, givenID) }
-                            result.skipped += 1
+                            if plan.writtenFields.isEmpty { result.skipped += 1 } else { result.unchanged += 1 }
                             return
                         }
                         if inserted {
