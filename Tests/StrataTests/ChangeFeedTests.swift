@@ -92,4 +92,20 @@ struct ChangeFeedTests {
         }
         #expect(stack.feed.subscriberCount == 0)
     }
+
+    @Test("a changes() sequence kept in a variable ends when its loop breaks: the subscription and the watch end")
+    func keptSequenceEndsWhenItsLoopBreaks() async throws {
+        let (stack, _) = try await makeStack(.file)
+        let changes = stack.changes()
+        #expect(stack.activeObservations == 1)
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.name = "Ada" } }
+        for await first in changes {
+            #expect(first.insertedIDs(Person.self).count == 1)
+            break
+        }
+        #expect(stack.activeObservations == 0)
+        #expect(stack.feed.subscriberCount == 0)
+        withExtendedLifetime(changes) {}
+        await stack.close()
+    }
 }

@@ -60,7 +60,19 @@ final class CommitFeed: Sendable {
     /// A stream of every change set committed from now on. It ends when the consumer stops iterating
     /// (or drops the stream), or when the feed finishes; `onTermination` runs then, once.
     func subscribe(onTermination: @escaping @Sendable () -> Void = {}) -> AsyncStream<ChangeSet> {
+        fanOut.subscribe(onTermination: onTermination).stream
+    }
+
+    /// A stream as ``subscribe(onTermination:)`` makes it, with its continuation: finishing it ends the
+    /// subscription even while the stream is still held.
+    func subscription(onTermination: @escaping @Sendable () -> Void = {}) -> Subscription {
         fanOut.subscribe(onTermination: onTermination)
+    }
+
+    /// A subscriber's stream and the continuation that ends it.
+    struct Subscription: Sendable {
+        let stream: AsyncStream<ChangeSet>
+        let continuation: AsyncStream<ChangeSet>.Continuation
     }
 
     /// Calls `listener` with every change set committed from now on, on the dispatcher's task, in
@@ -90,7 +102,7 @@ private final class FanOut: Sendable {
 
     private let state = Locked(State())
 
-    func subscribe(onTermination: @escaping @Sendable () -> Void) -> AsyncStream<ChangeSet> {
+    func subscribe(onTermination: @escaping @Sendable () -> Void) -> CommitFeed.Subscription {
         let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
         let id = state.withLock { state in
             defer { state.nextID += 1 }
@@ -107,7 +119,7 @@ private final class FanOut: Sendable {
             return true
         }
         if !added { continuation.finish() }
-        return stream
+        return CommitFeed.Subscription(stream: stream, continuation: continuation)
     }
 
     func addListener(_ listener: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {

@@ -105,7 +105,8 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
             // The stack's change stream: its own commits and other connections' (it keeps the watch for
             // them running while it lives), ending when the stack closes.
             let commits = stack?.observation.changeStream() ?? AsyncStream { $0.finish() }
-            relay = Task {
+            // Detached: the stack's own task, not the iterating task's priority and task-locals.
+            relay = Task.detached {
                 for await _ in commits { continuation.yield() }
                 continuation.finish()
             }

@@ -29,21 +29,57 @@
 ///
 /// The subscription starts when ``DataStack/changes()`` returns, so a commit that follows the call is
 /// never missed, and change sets wait in the sequence until you take them (so iterate it, or drop it).
-/// It ends when you stop iterating, when the sequence and its iterator are released, or when the stack
-/// is closed; while it lives, the stack watches for outside commits. Iterate it once, from one task;
-/// call ``DataStack/changes()`` again for another consumer.
+/// It ends when its iterator is released (a `for await` loop that ends, by `break` or otherwise), when
+/// the sequence is released without being iterated, when the iterating task is cancelled, or when the
+/// stack is closed; while it lives, the stack watches for outside commits. Iterate it once, from one
+/// task: a second iterator of the same sequence ends when the first is released. Call
+/// ``DataStack/changes()`` again for another consumer.
 public struct StoreChanges: AsyncSequence, Sendable {
     public typealias Element = ChangeSet
     public typealias Failure = Never
 
-    private let stream: AsyncStream<ChangeSet>
+    private let subscription: CommitFeed.Subscription
 
-    init(_ stream: AsyncStream<ChangeSet>) {
-        self.stream = stream
+    init(_ subscription: CommitFeed.Subscription) {
+        self.subscription = subscription
     }
 
-    public func makeAsyncIterator() -> AsyncStream<ChangeSet>.Iterator {
-        stream.makeAsyncIterator()
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: subscription.stream.makeAsyncIterator(), end: End(subscription.continuation))
+    }
+
+    /// The iterator of ``StoreChanges``: releasing it ends the subscription.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var base: AsyncStream<ChangeSet>.Iterator
+        private let end: End
+
+        fileprivate init(base: AsyncStream<ChangeSet>.Iterator, end: End) {
+            self.base = base
+            self.end = end
+        }
+
+        /// The next change set, or `nil` once the subscription has ended.
+        public mutating func next() async -> ChangeSet? {
+            await base.next()
+        }
+
+        /// The next change set, or `nil` once the subscription has ended; runs in the caller's isolation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ChangeSet? {
+            await base.next(isolation: actor)
+        }
+    }
+
+    /// Ends the subscription when the last copy of its iterator is released.
+    fileprivate final class End: Sendable {
+        private let continuation: AsyncStream<ChangeSet>.Continuation
+
+        init(_ continuation: AsyncStream<ChangeSet>.Continuation) {
+            self.continuation = continuation
+        }
+
+        deinit {
+            continuation.finish()
+        }
     }
 }
 
@@ -51,6 +87,6 @@ extension DataStack {
     /// Every change committed to the store from now on, by this stack or (as external change sets) by
     /// other processes and stacks; see ``StoreChanges``.
     public func changes() -> StoreChanges {
-        StoreChanges(observation.changeStream())
+        StoreChanges(observation.changeSubscription())
     }
 }

@@ -131,12 +131,17 @@ final class ObservationCenter: Sendable {
     /// A stream of every change set committed from now on: this stack's, and an external one for each
     /// commit of another connection noticed. The monitor runs while the stream lives.
     func changeStream() -> AsyncStream<ChangeSet> {
+        changeSubscription().stream
+    }
+
+    /// A stream as ``changeStream()`` makes it, with the continuation that ends it.
+    func changeSubscription() -> CommitFeed.Subscription {
         state.withLock { state in
             state.streamCount += 1
             startMonitorIfNeeded(&state)
             metrics?.activeObservations.increment()
         }
-        return feed.subscribe { [weak self] in self?.streamEnded() }
+        return feed.subscription { [weak self] in self?.streamEnded() }
     }
 
     private func streamEnded() {
