@@ -221,7 +221,7 @@ func readmeObservationSnippets(stack: DataStack, ada: Person) async throws {
 
     // Only when chosen fields change, with the fields that did.
     for try await change in stack.objectPublisher(ada.id, fields: \.age, \.email) {
-        print(change.changedFields)                   // ["age"]
+        print(change.changedFields)                   // [] (the current state), then e.g. ["age"]
     }
 
     // A sectioned list, each snapshot with its diff from the previous one.
