@@ -341,6 +341,19 @@ func readmeImport(_ stack: DataStack, json: Data, feed: AsyncStream<PostJSON>) a
     return (result, summary)
 }
 
+// Importing by an optional key.
+
+struct ContactJSON: Decodable, Sendable {
+    let email: String?
+    let name: String
+}
+
+extension Person: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<Person, String?> { \.email }
+    static func uniqueID(from source: ContactJSON, in transaction: Transaction) -> String?? { source.email }
+    mutating func update(from source: ContactJSON, in transaction: Transaction) { name = source.name }
+}
+
 @Suite("README import example")
 struct ReadmeImportTests {
     @Test("posts import by slug, people upsert by email, a stream imports in chunks")
@@ -357,6 +370,19 @@ struct ReadmeImportTests {
         #expect(summary.inserted == 2_500 && summary.chunksCommitted == 3)
         #expect(try await stack.fetchCount(From<Person>()) == 2)
         #expect(try await stack.fetchOne(From<Post>().where(\.slug == "hello"))?.title == "Hello")
+    }
+
+    @Test("people import by their optional email; a source without one is skipped")
+    func optionalKey() async throws {
+        let stack = try await DataStack(Schema("V1", Person.self))
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.email = "ada@example.com"; $0.name = "Old" } }
+        let contacts = [
+            ContactJSON(email: "ada@example.com", name: "Ada"), ContactJSON(email: nil, name: "Nobody"),
+            ContactJSON(email: "bob@example.com", name: "Bob"),
+        ]
+        let result = try await stack.perform { tx in try tx.importUniqueObjects(Into<Person>(), from: contacts) }
+        #expect(result.updatedIDs.count == 1 && result.insertedIDs.count == 1 && result.skipped == 1)
+        #expect(try await stack.fetchAll(From<Person>().orderBy(.ascending(\.name))).map(\.name) == ["Ada", "Bob"])
     }
 }
 
