@@ -172,6 +172,31 @@ struct ReadmeExamplesTests {
         await stack.close()
     }
 
+    @Test("an edit reads the stored object, not the copy it is given; assigning the copy writes it whole")
+    func editCopy() async throws {
+        let stack = try await DataStack(Schema("V1", Person.self, Owner.self, Pet.self, Book.self))
+        let ada = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 36 } }
+        var copy = ada
+        copy.name = "Ada Lovelace"                  // changes nothing in the store
+        try await stack.perform { [copy] tx in
+            try tx.edit(copy) { $0.age += 1 }       // writes the age; the copy's name is not read
+            let edited = try tx.fetchExisting(copy.id)
+            #expect(edited?.name == "Ada" && edited?.age == 37)
+            try tx.edit(copy) { $0 = copy }         // writes the copy whole: its name, and its age back
+        }
+        let stored = try await stack.fetchExisting(ada.id)
+        #expect(stored?.name == "Ada Lovelace" && stored?.age == 36)
+
+        // A copy whose derived values are out of date cannot be assigned.
+        let owner = try await stack.perform { tx in try tx.create(Into<Owner>()) { $0.name = "Ada" } }
+        try await stack.perform { tx in _ = try tx.create(Into<Pet>()) { $0.owner = owner.id } }
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.edit(owner) { $0 = owner } }
+        }
+        #expect(error?.code == .invalidEdit && error?.field == "petCount")
+        #expect(try await stack.fetchExisting(owner.id)?.petCount == 1)
+    }
+
     @Test("the README's relationship example works as described")
     func relationships() async throws {
         let stack = try await DataStack(Schema("V1", Owner.self, Pet.self, Book.self))
