@@ -172,6 +172,31 @@ struct ReadmeExamplesTests {
         await stack.close()
     }
 
+    @Test("an edit reads the stored object, not the copy it is given; assigning the copy writes it whole")
+    func editCopy() async throws {
+        let stack = try await DataStack(Schema("V1", Person.self, Owner.self, Pet.self, Book.self))
+        let ada = try await stack.perform { tx in try tx.create(Into<Person>()) { $0.name = "Ada"; $0.age = 36 } }
+        var copy = ada
+        copy.name = "Ada Lovelace"                  // changes nothing in the store
+        try await stack.perform { [copy] tx in
+            try tx.edit(copy) { $0.age += 1 }       // writes the age; the copy's name is not read
+            let edited = try tx.fetchExisting(copy.id)
+            #expect(edited?.name == "Ada" && edited?.age == 37)
+            try tx.edit(copy) { $0 = copy }         // writes the copy whole: its name, and its age back
+        }
+        let stored = try await stack.fetchExisting(ada.id)
+        #expect(stored?.name == "Ada Lovelace" && stored?.age == 36)
+
+        // A copy whose derived values are out of date cannot be assigned.
+        let owner = try await stack.perform { tx in try tx.create(Into<Owner>()) { $0.name = "Ada" } }
+        try await stack.perform { tx in _ = try tx.create(Into<Pet>()) { $0.owner = owner.id } }
+        let error = await #expect(throws: StrataError.self) {
+            try await stack.perform { tx in try tx.edit(owner) { $0 = owner } }
+        }
+        #expect(error?.code == .invalidEdit && error?.field == "petCount")
+        #expect(try await stack.fetchExisting(owner.id)?.petCount == 1)
+    }
+
     @Test("the README's relationship example works as described")
     func relationships() async throws {
         let stack = try await DataStack(Schema("V1", Owner.self, Pet.self, Book.self))
@@ -221,7 +246,7 @@ func readmeObservationSnippets(stack: DataStack, ada: Person) async throws {
 
     // Only when chosen fields change, with the fields that did.
     for try await change in stack.objectPublisher(ada.id, fields: \.age, \.email) {
-        print(change.changedFields)                   // ["age"]
+        print(change.changedFields)                   // [] (the current state), then e.g. ["age"]
     }
 
     // A sectioned list, each snapshot with its diff from the previous one.
@@ -341,6 +366,19 @@ func readmeImport(_ stack: DataStack, json: Data, feed: AsyncStream<PostJSON>) a
     return (result, summary)
 }
 
+// Importing by an optional key.
+
+struct ContactJSON: Decodable, Sendable {
+    let email: String?
+    let name: String
+}
+
+extension Person: ImportableUniqueObject {
+    static var uniqueIDKeyPath: WritableKeyPath<Person, String?> { \.email }
+    static func uniqueID(from source: ContactJSON, in transaction: Transaction) -> String?? { source.email }
+    mutating func update(from source: ContactJSON, in transaction: Transaction) { name = source.name }
+}
+
 @Suite("README import example")
 struct ReadmeImportTests {
     @Test("posts import by slug, people upsert by email, a stream imports in chunks")
@@ -357,6 +395,19 @@ struct ReadmeImportTests {
         #expect(summary.inserted == 2_500 && summary.chunksCommitted == 3)
         #expect(try await stack.fetchCount(From<Person>()) == 2)
         #expect(try await stack.fetchOne(From<Post>().where(\.slug == "hello"))?.title == "Hello")
+    }
+
+    @Test("people import by their optional email; a source without one is skipped")
+    func optionalKey() async throws {
+        let stack = try await DataStack(Schema("V1", Person.self))
+        try await stack.perform { tx in _ = try tx.create(Into<Person>()) { $0.email = "ada@example.com"; $0.name = "Old" } }
+        let contacts = [
+            ContactJSON(email: "ada@example.com", name: "Ada"), ContactJSON(email: nil, name: "Nobody"),
+            ContactJSON(email: "bob@example.com", name: "Bob"),
+        ]
+        let result = try await stack.perform { tx in try tx.importUniqueObjects(Into<Person>(), from: contacts) }
+        #expect(result.updatedIDs.count == 1 && result.insertedIDs.count == 1 && result.skipped == 1)
+        #expect(try await stack.fetchAll(From<Person>().orderBy(.ascending(\.name))).map(\.name) == ["Ada", "Bob"])
     }
 }
 

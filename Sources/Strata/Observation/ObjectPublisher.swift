@@ -53,7 +53,7 @@ public struct ObjectChange<E: Entity>: Sendable, Equatable {
 ///
 /// ```swift
 /// for try await change in stack.objectPublisher(id, fields: \.name, \.age) {
-///     print(change.changedFields)          // ["age"]
+///     print(change.changedFields)          // [] (the current state), then e.g. ["age"]
 /// }
 /// ```
 public struct ObjectFieldsPublisher<E: Entity>: AsyncSequence, Sendable {

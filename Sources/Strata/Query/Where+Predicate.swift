@@ -39,6 +39,11 @@ extension Where {
     /// the `#Predicate` macro itself; write `starts(with:)`, or use ``Where`` factories such as
     /// ``Where/hasSuffix(_:_:caseInsensitive:diacriticInsensitive:)-(KeyPath<E,String>,_,_,_)``.
     ///
+    /// An enum field compares with `==` and `!=` (and `contains` on a list of cases) when the enum is
+    /// `Codable`: `#Predicate` captures only `Codable` values, and takes a case only as a captured value
+    /// (`let draft = Status.draft`, then `$0.status == draft`). `<`, `<=`, `>` and `>=` on an enum field
+    /// throw ``StrataError/Code/unsupportedQuery``.
+    ///
     /// ## What does not
     ///
     /// Arithmetic (`+`, `-`, `*`, `/`, `%`), casts (`as?`, `as!`, `is`), subscripts, closures over

@@ -12,6 +12,9 @@
 ///     @Field(.indexed) var age: Int = 0
 /// }
 /// ```
+///
+/// An entity is `Hashable` and `Sendable`, so the type of each of its fields must be both, a `@Coded`
+/// field's included.
 public protocol Entity: Sendable, Hashable, Identifiable where ID == EntityID<Self> {
     /// The identifier of this object in its store; ``EntityID/unsaved`` until the object is created.
     var id: EntityID<Self> { get set }

@@ -63,11 +63,16 @@ public macro Relationship(deleteRule: DeleteRule = .nullify, inverse: AnyKeyPath
     #externalMacro(module: "StrataMacros", type: "RelationshipMacro")
 
 /// Stores a `Codable` value as JSON text: `@Coded var tags: [String] = []`.
+///
+/// The value's type must also be `Hashable` and `Sendable`, as every field's is (an ``Entity`` is both):
+/// `struct Address: Codable, Hashable`.
 @attached(peer)
 public macro Coded() = #externalMacro(module: "StrataMacros", type: "CodedMacro")
 
 /// Stores a value through a custom encode / decode pair:
 /// `@Coded(encode: { $0.hex }, decode: { Color(hex: $0) }) var tint: Color = .red`.
+///
+/// The value's type must be `Hashable` and `Sendable`, as every field's is (an ``Entity`` is both).
 @attached(peer)
 public macro Coded<Value, Stored: DatabaseValueConvertible>(
     encode: @escaping @Sendable (Value) -> Stored, decode: @escaping @Sendable (Stored) throws -> Value

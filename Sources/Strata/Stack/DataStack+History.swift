@@ -18,7 +18,8 @@ extension DataStack {
     /// (``Configuration/history``), or another stack did for the same file.
     public var recordsHistory: Bool { writer.recordsHistory }
 
-    /// The recorded transactions after `token` (from the oldest kept when `nil`), in commit order.
+    /// The recorded transactions after `token` (from the oldest kept when `nil`), in token order; in a
+    /// stack of several stores, merged across stores by date.
     ///
     /// ```swift
     /// let changes = try await stack.history(after: savedToken, excludingAuthors: ["sync"])
@@ -138,8 +139,9 @@ extension DataStack {
         }
     }
 
-    /// Every recorded transaction after `token`, this stack's and other processes', as they commit: an
-    /// endless `AsyncSequence` that ends when the stack closes or the task is cancelled.
+    /// Every recorded transaction after `token`, this stack's and other processes': an endless
+    /// `AsyncSequence` that ends when the stack closes, and throws `CancellationError` when the
+    /// iterating task is cancelled.
     ///
     /// ```swift
     /// for try await transaction in stack.historyUpdates(after: savedToken) {
@@ -147,10 +149,14 @@ extension DataStack {
     ///     savedToken = transaction.token          // store it: a restart resumes after it
     /// }
     /// ```
-    /// It first delivers what is already recorded after `token`, then each new transaction once it has
-    /// committed, in token order. Resumed from a stored token after a restart, it delivers every
-    /// transaction after it exactly once. It throws ``StrataError/Code/historyExpired`` when history
-    /// after `token` was purged, ``StrataError/Code/historyUnavailable`` when the store keeps none, and
+    /// It first delivers what is already recorded after `token`, then each new transaction, in token
+    /// order (in a stack of several stores, merged across stores by date): this stack's once it has
+    /// committed, another connection's once the stack notices its commit (see
+    /// ``Configuration/externalChangePollInterval``; with `nil`, the stack does not look for such
+    /// commits, and they arrive only after this stack's next commit that changes something). Resumed
+    /// from a stored token after a restart, it delivers every transaction after it exactly once. It
+    /// throws ``StrataError/Code/historyExpired`` when history after `token` was purged,
+    /// ``StrataError/Code/historyUnavailable`` when the store keeps none, and
     /// ``StrataError/Code/stackClosed`` when the iteration begins after ``close()`` (one under way ends).
     public func historyUpdates(after token: HistoryToken? = nil) -> HistoryUpdates {
         HistoryUpdates(stack: self, after: token)

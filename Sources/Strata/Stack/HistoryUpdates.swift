@@ -1,9 +1,10 @@
-/// The recorded transactions of a store, delivered as they commit: see
+/// The recorded transactions of a store, delivered as the stack sees them commit: see
 /// ``DataStack/historyUpdates(after:)``.
 ///
 /// Each iterator reads the history itself, a page at a time, after the last token it delivered, and
 /// waits between pages for a commit of this stack or of another connection (it counts as an active
-/// observer: other processes' commits are watched while it waits). Since it reads by token, nothing is
+/// observer: other processes' commits are watched while it waits, unless
+/// ``DataStack/Configuration/externalChangePollInterval`` is `nil`). Since it reads by token, nothing is
 /// lost and nothing delivered twice, however commits and wake-ups interleave.
 ///
 /// Neither the sequence nor its iterators keep the stack open: once the stack is released (and so
@@ -34,7 +35,8 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
         }
     }
 
-    /// Delivers the transactions in token order.
+    /// Delivers the transactions in token order (in a stack of several stores, merged across stores by
+    /// date).
     public struct Iterator: AsyncIteratorProtocol {
         private let stack: StackReference
         private let wakeUps: WakeUps
@@ -56,7 +58,8 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
 
         /// The next transaction: at once when one is recorded after the last delivered, otherwise once
         /// one commits. `nil` once the stack closes during the iteration; an iteration that begins on a
-        /// closed stack throws ``StrataError/Code/stackClosed``, as a publisher's does.
+        /// closed stack throws ``StrataError/Code/stackClosed``, as a publisher's does. Throws
+        /// `CancellationError` when the task is cancelled.
         public mutating func next() async throws -> HistoryTransaction? {
             while !isFinished {
                 try Task.checkCancellation()

@@ -204,12 +204,22 @@ public final class Transaction: ReadContext {
 
     /// Edits the stored version of an object and writes only the fields that changed.
     ///
-    /// `body` receives the object as currently stored in this transaction, not the copy you pass,
-    /// so edits never overwrite newer values with stale ones.
+    /// Only the ID of `object` is used: `body` receives the object as currently stored in this
+    /// transaction, not the copy you pass, so edits never overwrite newer values with stale ones, and
+    /// what you changed in the copy before the call is not written. To write a changed copy whole,
+    /// assign it:
+    ///
+    /// ```swift
+    /// try tx.edit(copy) { $0 = copy }
+    /// ```
+    /// This writes every field in which `copy` differs from the stored object, to-many relationships
+    /// included, so it also undoes what was written after the copy was read. For an entity with derived
+    /// fields, the copy's derived values must still be the stored ones.
     ///
     /// - Returns: The object after the edit.
     /// - Throws: ``StrataError/Code/notFound`` when the object was deleted; ``StrataError/Code/invalidEdit``
-    ///   when `body` changes the ID; ``StrataError/Code/uniqueConstraint`` when a unique value is taken.
+    ///   when `body` changes the ID or a derived field; ``StrataError/Code/uniqueConstraint`` when a
+    ///   unique value is taken.
     @discardableResult
     public func edit<E: Entity>(_ object: E, _ body: (inout E) throws -> Void) throws -> E {
         try edit(object.id, body)
