@@ -28,6 +28,8 @@ final class ObservationCenter: Sendable {
         /// The live ``DataStack/changes()`` streams.
         var streamCount = 0
         var monitor: ExternalChangeMonitor?
+        /// Monitors stopped and not yet ended: ``close()`` waits for them too.
+        var stopping: [ObjectIdentifier: ExternalChangeMonitor] = [:]
         var isClosed = false
 
         var needsMonitor: Bool { !isClosed && (!observers.isEmpty || streamCount > 0) }
@@ -125,7 +127,7 @@ final class ObservationCenter: Sendable {
             return (state.listener, takeMonitorIfUnneeded(&state))
         }
         if let listener { feed.removeListener(listener) }
-        monitor?.stop()
+        retire(monitor)
     }
 
     /// A stream of every change set committed from now on: this stack's, and an external one for each
@@ -150,20 +152,33 @@ final class ObservationCenter: Sendable {
             metrics?.activeObservations.decrement()
             return takeMonitorIfUnneeded(&state)
         }
-        monitor?.stop()
+        retire(monitor)
     }
 
     /// Stops watching for good (the stack is closing) and waits until the watcher's thread has ended.
     func close() async {
-        let (monitor, observers) = state.withLock { state in
+        let (monitors, observers) = state.withLock { state in
             state.isClosed = true
             defer { state.monitor = nil }
-            return (state.monitor, Array(state.observers.values))
+            return (Array(state.stopping.values) + [state.monitor].compactMap { $0 }, Array(state.observers.values))
         }
         // Outside the lock: each observation unregisters as it stops. A consumer waiting for the next
         // value would otherwise wait forever, no commit coming any more.
         for observer in observers { observer.close() }
-        await monitor?.stopped()
+        // Monitors stopped earlier too: none of the stack's checks or watch threads outlives `close()`.
+        for monitor in monitors { await monitor.stopped() }
+    }
+
+    /// Stops a monitor taken out of the state (and put among the stopping ones, under the same lock, so
+    /// that ``close()`` never misses it), and takes it off that list once it has ended.
+    private func retire(_ monitor: ExternalChangeMonitor?) {
+        guard let monitor else { return }
+        monitor.stop()
+        let key = ObjectIdentifier(monitor)
+        Task.detached { [weak self] in
+            await monitor.stopped()
+            _ = self?.state.withLock { $0.stopping.removeValue(forKey: key) }
+        }
     }
 
     /// Another connection committed: tells every observation and stream, through the commit feed.
@@ -182,10 +197,11 @@ final class ObservationCenter: Sendable {
         let replaced: ExternalChangeMonitor? = state.withLock { state in
             guard let running = state.monitor, !state.isClosed else { return nil }
             state.monitor = nil
+            state.stopping[ObjectIdentifier(running)] = running
             startMonitorIfNeeded(&state)
             return running
         }
-        replaced?.stop()
+        retire(replaced)
     }
 
     private func startMonitorIfNeeded(_ state: inout State) {
@@ -198,9 +214,10 @@ final class ObservationCenter: Sendable {
     }
 
     private func takeMonitorIfUnneeded(_ state: inout State) -> ExternalChangeMonitor? {
-        guard !state.needsMonitor else { return nil }
-        defer { state.monitor = nil }
-        return state.monitor
+        guard !state.needsMonitor, let monitor = state.monitor else { return nil }
+        state.monitor = nil
+        state.stopping[ObjectIdentifier(monitor)] = monitor
+        return monitor
     }
 
     /// The external-change monitor, while one runs (for tests).
