@@ -16,8 +16,15 @@ extension Where {
     }
 
     /// The field lies in the closed range, both ends included (SQL `BETWEEN`).
+    ///
+    /// `UInt64` and `UInt` values above `Int64.max` are stored as negative numbers: such a bound makes the
+    /// fetch throw ``StrataError/Code/unsupportedQuery``, and such a stored value compares as negative.
     public static func between<V: DatabaseValueConvertible & Comparable>(_ keyPath: KeyPath<E, V>, _ range: ClosedRange<V>) -> Where<E> {
-        if let refusal = TextStoredNumbers.refusal(keyPath, "filter it with between") { return Where(.invalid(refusal)) }
+        if let refusal = TextStoredNumbers.refusal(keyPath, "filter it with between")
+            ?? UnsignedBounds.refusal(keyPath, "between", [range.lowerBound, range.upperBound])
+        {
+            return Where(.invalid(refusal))
+        }
         return Where(
             SQLExpression.between(column(keyPath), .value(range.lowerBound.databaseValue), .value(range.upperBound.databaseValue))
                 .checkingStores(of: [range.lowerBound, range.upperBound]))
