@@ -98,6 +98,27 @@ struct DescriptionTests {
         }
     }
 
+    @Test("a #Predicate that tests a stored Bool prints TRUE / FALSE as its operand, and parses back")
+    func predicateOfBoolRoundTrip() async throws {
+        let stack = try await makeItemStack(sampleItems)
+        let filters: [Where<Item>] = [
+            Where(#Predicate<Item> { $0.flag }),
+            Where(#Predicate<Item> { !$0.flag }),
+            Where(#Predicate<Item> { $0.flag && $0.age > 20 }),
+            Where(#Predicate<Item> { $0.age < 40 || $0.flag }),
+        ]
+        #expect(filters[0].description == "flag == TRUE")
+        #expect(filters.allSatisfy { !$0.description.contains("PREDICATE") }, "\(filters.map(\.description))")
+        for filter in filters {
+            let text = filter.description
+            let expected = try await stack.fetchAll(From<Item>().where(filter)).map(\.name).sorted()
+            // Before, the text read `flag == TRUEPREDICATE`, which Where(validating:) refused.
+            let parsed = try await stack.fetchAll(From<Item>().where(Where(validating: text))).map(\.name).sorted()
+            #expect(parsed == expected, "\(text)")
+            #expect(!expected.isEmpty, "\(text)")
+        }
+    }
+
     @Test("a filter nested deeper than it can describe is cut short, not a crash")
     func deepFilter() {
         var filter: Where<Item> = \.age == 1

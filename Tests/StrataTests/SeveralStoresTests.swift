@@ -264,6 +264,30 @@ struct SeveralStoresTests {
         #expect(none?.code == .storeNotFound, "\(none.map { String(describing: $0) } ?? "")")
     }
 
+    @Test("From(\"\") and Into(\"\") are refused, as Schema.configuration(\"\") is: the default configuration is nil")
+    func emptyConfigurationNames() async throws {
+        let directory = try TemporaryDirectory()
+        let several = try await makeSeveralStoresStack(directory)
+        let single = try await DataStack(Schema("V1", StoreNote.self))
+        for stack in [several, single] {
+            // Before, "" quietly meant the default configuration.
+            let fetch = await expectStrataError(.invalidArgument) { try await stack.fetchAll(From<StoreNote>("")) }
+            #expect(fetch?.message.contains("From(nil)") == true, "\(fetch?.message ?? "")")
+            #expect(fetch?.entity == "Note")
+            await expectStrataError(.invalidArgument) { try await stack.fetchCount(From<StoreNote>(nil, "")) }
+            await expectStrataError(.invalidArgument) {
+                try await stack.perform { tx in try tx.deleteAll(From<StoreNote>("")) }
+            }
+            let create = await expectStrataError(.invalidArgument) {
+                try await stack.perform { tx in try tx.create(Into<StoreNote>("")) }
+            }
+            #expect(create?.message.contains("Into(nil)") == true, "\(create?.message ?? "")")
+            try await stack.perform { tx in try tx.create(Into<StoreNote>(nil)) { $0.title = "kept" } }
+            #expect(try await stack.fetchAll(From<StoreNote>(nil)).map(\.title) == ["kept"])
+            await stack.close()
+        }
+    }
+
     @Test("opening refuses storages of unknown or repeated configurations, and relationships across stores")
     func openingErrors() async throws {
         let unknown = await #expect(throws: StrataError.self) {

@@ -3,6 +3,19 @@ import Synchronization
 import Testing
 @testable import Strata
 
+/// An entity and a column whose names hold dots and a comma, as SQLite's constraint messages join them
+/// ("app.Person.nick.name, alias"), and an entity named like the first part.
+@Entity(name: "app.Person")
+struct DottedPerson {
+    @Field(.unique) var email: String = ""
+    @Field(column: "nick.name, alias", .unique) var nickname: String?
+}
+
+@Entity(name: "app")
+struct DottedApp {
+    @Field(column: "Person", .unique) var person: String = ""
+}
+
 @Suite("Opening stores")
 struct StoreTests {
     @Test("a file store creates its file, and a second stack on it sees the data")
@@ -246,6 +259,31 @@ struct StoreTests {
         #expect(renamed?.entity == "Counter")
         #expect(renamed?.field == "key")
         withExtendedLifetime(directory) {}
+    }
+
+    @Test("a unique-constraint violation names an entity and a field whose names hold dots and commas")
+    func uniqueViolationWithDottedNames() async throws {
+        let stack = try await DataStack(Schema("V1", DottedPerson.self, DottedApp.self))
+        try await stack.perform { tx in
+            try tx.create(Into<DottedPerson>()) { $0.email = "ada@example.com"; $0.nickname = "ada" }
+            try tx.create(Into<DottedApp>()) { $0.person = "x" }
+        }
+        // Before, "app.Person.email" was split at its first dot: entity "app", field "Person.email".
+        let email = await expectStrataError(.uniqueConstraint) {
+            try await stack.perform { tx in try tx.create(Into<DottedPerson>()) { $0.email = "ada@example.com" } }
+        }
+        #expect(email?.entity == "app.Person" && email?.field == "email")
+        #expect(email?.message.contains("Another app.Person already has this email") == true, "\(email?.message ?? "")")
+        let nickname = await expectStrataError(.uniqueConstraint) {
+            try await stack.perform { tx in try tx.create(Into<DottedPerson>()) { $0.email = "b"; $0.nickname = "ada" } }
+        }
+        #expect(nickname?.entity == "app.Person" && nickname?.field == "nickname")
+        let app = await expectStrataError(.uniqueConstraint) {
+            try await stack.perform { tx in try tx.create(Into<DottedApp>()) { $0.person = "x" } }
+        }
+        #expect(app?.entity == "app" && app?.field == "person")
+        #expect(try await stack.fetchCount(From<DottedPerson>()) == 1)
+        await stack.close()
     }
 
     @Test("an entity outside the schema, duplicate entity names and a zero pool are clear errors")

@@ -38,6 +38,31 @@ enum LockC {
     }
 }
 
+// Member names that are raw identifiers holding the characters of a lock's syntax, and an entity name
+// holding a backslash.
+enum LockD {
+    @Entity(name: "Swatch")
+    struct Swatch {
+        var `tint color`: String = ""
+        var `ratio=x`: Int = 0
+        var `50% off`: Bool = false
+        var plain: Int = 0
+    }
+
+    @Entity(name: "Swatch")
+    struct EditedSwatch {
+        var `tint color`: Int = 0
+        var `ratio=x`: Int = 0
+        var `50% off`: Bool = false
+        var plain: Int = 0
+    }
+
+    @Entity(name: #"Back\slash"#)
+    struct Quoted {
+        var name: String = ""
+    }
+}
+
 @Suite("Version locks declared in code")
 struct DeclaredVersionLockTests {
     @Test("a lock does not depend on the order of fields, relationships or options, and round-trips as printed")
@@ -76,6 +101,30 @@ struct DeclaredVersionLockTests {
         let inHistory = await expectStrataError(.schemaMismatch) { try await DataStack(history, storage: SQLiteStore(path: path)) }
         #expect(inHistory?.entity == "Person" && inHistory?.field == "age")
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("member names holding spaces, '=' or '%' print encoded, paste back, and are named decoded when they change")
+    func membersWithLockSyntax() async throws {
+        let lock = Schema("V1", LockD.Swatch.self).versionLock
+        let entry = try #require(lock.entities["Swatch"])
+        let names = entry.split(separator: " ").map { $0.prefix { $0 != "=" } }
+        #expect(names == ["50%25%20off", "plain", "ratio%3Dx", "tint%20color"], "\(entry)")
+        // The printed lock, pasted back, validates: before, "tint color=…" split into "tint" and
+        // "color=…", and the lock as printed was refused as malformed.
+        try Schema("V1", LockD.Swatch.self, versionLock: ["Swatch": entry]).validate()
+        let edited = Schema("V1", LockD.EditedSwatch.self, versionLock: lock)
+        let error = await expectStrataError(.schemaMismatch) { try await DataStack(edited) }
+        #expect(error?.message.contains("Swatch.tint color changed") == true, "\(error?.message ?? "")")
+        #expect(error?.field == "tint color")
+        #expect(error?.message.contains("Swatch.ratio") == false && error?.message.contains("Swatch.50") == false,
+                "\(error?.message ?? "")")
+        // Names without those characters print as they always did.
+        #expect(Schema("V1", LockA.Person.self).versionLock.entities["Person"]?.contains("%") == false)
+        // A backslash in an entity name is escaped in the printed literal (before, it was printed as it is,
+        // and the pasted literal read "\s" as an escape).
+        let quoted = Schema("V1", LockD.Quoted.self).versionLock
+        #expect(quoted.description.hasPrefix(#"["Back\\slash": "name="#), "\(quoted)")
+        try Schema("V1", LockD.Quoted.self, versionLock: [#"Back\slash"#: quoted.entities[#"Back\slash"#] ?? ""]).validate()
     }
 
     @Test("a lock that is not as versionLock prints it is refused as malformed, naming the entry")

@@ -2,7 +2,14 @@
 
 extension Where: CustomStringConvertible {
     /// The filter in the format-string language of ``Where/init(_:_:)``, with its values:
-    /// `age >= 18 AND name CONTAINS[c] "ad"`, `owner.name == "Ada"`, `ANY pets.age > 10`.
+    /// `age >= 18 AND name CONTAINS[c] "ad"`, `owner.name == "Ada"`, `ANY pets.age > 10`,
+    /// `isDone == TRUE`.
+    ///
+    /// The text parses back (``Where/init(validating:_:)``) to a filter that matches the same objects,
+    /// except `ANY` / `ALL` over to-many relationships, which format strings lack, and values the language
+    /// has no literal for: bytes (`Data`, `UUID`) print as `<16 bytes>`, which does not parse, and an
+    /// infinite `Double` as `inf` or `-inf`, which would parse as a key named `inf`; pass such values as
+    /// `%@` arguments instead.
     public var description: String { expression.formatText() }
 }
 

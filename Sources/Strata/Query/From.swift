@@ -39,7 +39,8 @@ public struct From<E: Entity>: Sendable {
     /// ```
     /// Configurations whose store does not hold `E`, or that have no store in the stack, are skipped
     /// as long as one of those named holds `E` (as CoreStore does); when none does, or a name is not
-    /// declared by the schema at all, the fetch throws ``StrataError/Code/storeNotFound``.
+    /// declared by the schema at all, the fetch throws ``StrataError/Code/storeNotFound``. The name `""`
+    /// makes it throw ``StrataError/Code/invalidArgument``: the default configuration is `nil`.
     public init(_ configuration: String?, _ more: String?...) {
         order = OrderBy<E>()
         configurations = [configuration] + more

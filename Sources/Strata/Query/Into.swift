@@ -16,7 +16,8 @@ public struct Into<E: Entity>: Sendable {
 
     /// Targets entity `E` in the store of configuration `configuration` (`nil`: the default one).
     /// Creating throws ``StrataError/Code/storeNotFound`` when the stack has no such store, or its
-    /// store does not hold `E`.
+    /// store does not hold `E`, and ``StrataError/Code/invalidArgument`` for the name `""`: the
+    /// default configuration is `nil`.
     public init(_ configuration: String?) {
         self.configuration = configuration
         isScoped = true

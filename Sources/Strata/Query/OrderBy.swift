@@ -7,8 +7,10 @@ public import Foundation
 /// From<Person>().orderBy(.ascending("name"))                      // by property name
 /// From<Person>().orderBy(OrderBy(SortDescriptor(\Person.age, order: .reverse)))
 /// ```
-/// Text sorts by its bytes (like Swift's `<` on strings) unless a `SortDescriptor` asks for a localized
-/// or case-insensitive comparison.
+/// Text sorts by its bytes (like Swift's `<` on strings) unless asked otherwise:
+/// ``ascending(_:comparing:)`` and ``descending(_:comparing:)`` sort it case-insensitively or like the
+/// Finder, and so does, on Apple platforms, a `SortDescriptor` with a `.localized` or `.localizedStandard`
+/// comparator. `nil` sorts before every value: first in ascending order, last in descending order.
 public struct OrderBy<E: Entity>: Sendable {
     struct Term: Sendable {
         let column: Result<ColumnRef, StrataError>
@@ -35,12 +37,12 @@ public struct OrderBy<E: Entity>: Sendable {
         self.terms = terms
     }
 
-    /// Smallest values first.
+    /// Smallest values first; `nil` first of all.
     public static func ascending<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> OrderBy<E> {
         OrderBy(terms: [Term(column: sortable(keyPath), ascending: true)])
     }
 
-    /// Largest values first.
+    /// Largest values first; `nil` last of all.
     public static func descending<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> OrderBy<E> {
         OrderBy(terms: [Term(column: sortable(keyPath), ascending: false)])
     }
@@ -79,21 +81,24 @@ public struct OrderBy<E: Entity>: Sendable {
         OrderBy(terms: [Term(column: ColumnResolver.column(for: keyPath), ascending: false, collation: comparing.collation)])
     }
 
-    /// Smallest values first, naming the field by its property name (or `id`).
+    /// Smallest values first, naming the field by its property name (or `id`); `nil` first of all.
     public static func ascending(_ key: String) -> OrderBy<E> {
         OrderBy(terms: [Term(column: ColumnResolver.column(forKeyPath: key, of: E.self).map(\.0), ascending: true)])
     }
 
-    /// Largest values first, naming the field by its property name (or `id`).
+    /// Largest values first, naming the field by its property name (or `id`); `nil` last of all.
     public static func descending(_ key: String) -> OrderBy<E> {
         OrderBy(terms: [Term(column: ColumnResolver.column(forKeyPath: key, of: E.self).map(\.0), ascending: false)])
     }
 
     /// The order of Foundation sort descriptors.
     ///
-    /// Key-path descriptors are supported; strings sort lexically (no comparator, or `.lexical`),
-    /// with `.localizedStandard` / `.localized` (a collation that calls `localizedStandardCompare`), or
-    /// case-insensitively. Any other comparator makes the fetch throw ``StrataError/Code/unsupportedQuery``.
+    /// Key-path descriptors are supported. Strings sort lexically with no comparator or `.lexical`. On
+    /// Apple platforms, `.localizedStandard` and `.localized` both sort as `localizedStandardCompare`
+    /// does (as the Finder sorts names: case ignored, numbers by value): `.localized` is mapped to that
+    /// same order, not to `localizedCompare`'s. No comparator sorts case-insensitively; for that, use
+    /// ``ascending(_:comparing:)`` with ``TextComparison/caseInsensitive``. Any other comparator, and on
+    /// Linux `.localized` and `.localizedStandard`, makes the fetch throw ``StrataError/Code/unsupportedQuery``.
     public init(_ descriptors: [SortDescriptor<E>]) {
         terms = descriptors.map { descriptor in
             let ascending = descriptor.order == .forward

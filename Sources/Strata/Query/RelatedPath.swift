@@ -24,6 +24,7 @@ public struct RelatedPath<Root: Entity, Value>: Sendable {
 
     func compare(_ op: SQLExpression.Comparison, _ value: DatabaseValue, of original: Any) -> Where<Root> {
         guard let column = try? column.get() else { return wrap(.constant(false)) }
+        if op.orders, let refusal = UnsignedBounds.refusal(column, op.rawValue, [original]) { return Where(.invalid(refusal)) }
         if value.isNull, op == .equal || op == .notEqual {
             return wrap(.isNull(.column(column), negated: op == .notEqual))
         }
@@ -99,11 +100,23 @@ extension RelatedPath where Value: DatabaseValueConvertible {
 
 extension RelatedPath where Value: DatabaseValueConvertible & Comparable {
     /// The related field is less than the value.
+    ///
+    /// `UInt64` and `UInt` values above `Int64.max` are stored as negative numbers: such a bound makes the
+    /// fetch throw ``StrataError/Code/unsupportedQuery``, and such a stored value compares as negative.
     public static func < (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.less, rhs.databaseValue, of: rhs) }
     /// The related field is at most the value.
+    ///
+    /// `UInt64` and `UInt` values above `Int64.max` are stored as negative numbers: such a bound makes the
+    /// fetch throw ``StrataError/Code/unsupportedQuery``, and such a stored value compares as negative.
     public static func <= (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.lessOrEqual, rhs.databaseValue, of: rhs) }
     /// The related field is greater than the value.
+    ///
+    /// `UInt64` and `UInt` values above `Int64.max` are stored as negative numbers: such a bound makes the
+    /// fetch throw ``StrataError/Code/unsupportedQuery``, and such a stored value compares as negative.
     public static func > (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.greater, rhs.databaseValue, of: rhs) }
     /// The related field is at least the value.
+    ///
+    /// `UInt64` and `UInt` values above `Int64.max` are stored as negative numbers: such a bound makes the
+    /// fetch throw ``StrataError/Code/unsupportedQuery``, and such a stored value compares as negative.
     public static func >= (lhs: RelatedPath, rhs: Value) -> Where<Root> { lhs.compare(.greaterOrEqual, rhs.databaseValue, of: rhs) }
 }

@@ -4,20 +4,34 @@
 
 extension Where {
     /// The field's value is one of `values` (SQL `IN`). An empty list matches nothing.
+    ///
+    /// Each value is a bound parameter, and SQLite binds a limited number in one statement
+    /// (`SQLITE_LIMIT_VARIABLE_NUMBER`, 32,766 in SQLite's default build since 3.32): a longer list makes
+    /// the fetch throw ``StrataError/Code/unsupportedQuery``. Split such a list over several fetches.
     public static func `in`<V: DatabaseValueConvertible, S: Sequence>(_ keyPath: KeyPath<E, V>, _ values: S) -> Where<E>
     where S.Element == V {
         Where(.membership(column(keyPath), values, negated: false))
     }
 
     /// The field's value is none of `values` (SQL `NOT IN`). An empty list matches everything.
+    ///
+    /// As for `Where.in`, a list longer than SQLite binds in one statement (32,766 values in its
+    /// default build) makes the fetch throw ``StrataError/Code/unsupportedQuery``.
     public static func notIn<V: DatabaseValueConvertible, S: Sequence>(_ keyPath: KeyPath<E, V>, _ values: S) -> Where<E>
     where S.Element == V {
         Where(.membership(column(keyPath), values, negated: true))
     }
 
     /// The field lies in the closed range, both ends included (SQL `BETWEEN`).
+    ///
+    /// `UInt64` and `UInt` values above `Int64.max` are stored as negative numbers: such a bound makes the
+    /// fetch throw ``StrataError/Code/unsupportedQuery``, and such a stored value compares as negative.
     public static func between<V: DatabaseValueConvertible & Comparable>(_ keyPath: KeyPath<E, V>, _ range: ClosedRange<V>) -> Where<E> {
-        if let refusal = TextStoredNumbers.refusal(keyPath, "filter it with between") { return Where(.invalid(refusal)) }
+        if let refusal = TextStoredNumbers.refusal(keyPath, "filter it with between")
+            ?? UnsignedBounds.refusal(keyPath, "between", [range.lowerBound, range.upperBound])
+        {
+            return Where(.invalid(refusal))
+        }
         return Where(
             SQLExpression.between(column(keyPath), .value(range.lowerBound.databaseValue), .value(range.upperBound.databaseValue))
                 .checkingStores(of: [range.lowerBound, range.upperBound]))
@@ -67,6 +81,9 @@ extension Where {
 
     /// The text field matches `pattern`, where `*` stands for any run of characters and `?` for exactly
     /// one (NSPredicate's `LIKE`). Case-sensitive unless asked otherwise.
+    ///
+    /// A backslash makes the character after it literal: `\*` matches an asterisk, `\?` a question mark
+    /// and `\\` a backslash: `#"Why\?*"#` (or `"Why\\?*"`) matches the texts that start with "Why?".
     public static func like(
         _ keyPath: KeyPath<E, String>, _ pattern: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false
     ) -> Where<E> {

@@ -24,7 +24,7 @@ extension Where {
     /// | `$0.field`, `$0.id` | the column of a stored field, or the ID |
     /// | literals and captured values of stored types | bound values |
     /// | `==`, `!=` between fields and values, or two fields | `IS`, `IS NOT` (null-safe, as Swift's optionals) |
-    /// | `<`, `<=`, `>`, `>=` on integers, floating point numbers, texts, dates, UUIDs and IDs | `<`, `<=`, `>`, `>=` |
+    /// | `<`, `<=`, `>`, `>=` on integers, floating point numbers, texts, dates, UUIDs and IDs (a `UInt64` or `UInt` bound above `Int64.max` throws: SQL would order it as negative) | `<`, `<=`, `>`, `>=` |
     /// | `&&`, `\|\|`, `!`, `true`, `false`, `c ? a : b` | `AND`, `OR`, `NOT`, constants, guarded alternatives |
     /// | `== nil`, `!= nil`, `?.` (and `if let`), `??`, `!` on optional fields | `IS NULL` tests that keep Swift's meaning |
     /// | `text.contains(other)`, `text.starts(with: prefix)`, `text.isEmpty` | Swift's own string operations, run by SQLite |

@@ -270,7 +270,8 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
     public static var storageClass: StorageClass { .integer }
 
     /// The stored integer. `UInt64` and `UInt` values above `Int64.max` keep their bit pattern and read
-    /// back exactly, but sort as negative numbers in SQL.
+    /// back exactly, but ordering comparisons, sorts and aggregates in SQL treat them as negative numbers
+    /// (an ordering filter with such a bound throws ``StrataError/Code/unsupportedQuery``).
     @inlinable
     public var databaseValue: DatabaseValue {
         if let exact = Int64(exactly: self) { return .integer(exact) }

@@ -77,7 +77,8 @@ public struct Schema: Sendable {
                     + (relationship.inverse ?? ""))
             }
             members += entity.derived.map { ($0.property, "\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))") }
-            locked[entity.name] = members.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(Self.fnv1a($0.1).suffix(8))" }
+            locked[entity.name] = members.sorted { $0.0 < $1.0 }
+                .map { "\(VersionLock.escaped($0.0))=\(Self.fnv1a($0.1).suffix(8))" }
                 .joined(separator: " ")
         }
         return VersionLock(entities: locked)

@@ -17,6 +17,11 @@
 /// nor on how Swift prints a value.
 public struct VersionLock: Sendable, Hashable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// Per entity name, its members' hashes as `"member=hash member=hash"`, members sorted by name.
+    ///
+    /// A member name that holds a space, `=`, `%` or another whitespace or control character (a raw
+    /// identifier: a property named `tint color` between backticks) is written with those characters
+    /// percent-encoded (`tint%20color`), so that the entry reads back as the same names; other names
+    /// are written as they are.
     public let entities: [String: String]
 
     /// A lock of entity names and their members' hashes, as ``description`` prints them.
@@ -30,9 +35,79 @@ public struct VersionLock: Sendable, Hashable, ExpressibleByDictionaryLiteral, C
         self.entities = entities
     }
 
-    /// The lock as a Swift dictionary literal, ready to paste after `versionLock:`.
+    /// The lock as a Swift dictionary literal, ready to paste after `versionLock:` (a `"` or `\` in a
+    /// name is escaped).
     public var description: String {
-        "[" + entities.keys.sorted().map { "\"\($0)\": \"\(entities[$0] ?? "")\"" }.joined(separator: ", ") + "]"
+        "[" + entities.keys.sorted().map { "\(Self.literal($0)): \(Self.literal(entities[$0] ?? ""))" }
+            .joined(separator: ", ") + "]"
+    }
+
+    /// `text` as a Swift string literal.
+    private static func literal(_ text: String) -> String {
+        var literal = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": literal += "\\\""
+            case "\\": literal += "\\\\"
+            case "\n": literal += "\\n"
+            case "\r": literal += "\\r"
+            case "\t": literal += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                literal += "\\u{\(String(scalar.value, radix: 16))}"
+            default: literal.unicodeScalars.append(scalar)
+            }
+        }
+        return literal + "\""
+    }
+
+    /// A member name as an entry writes it: a space, `=`, `%`, and other whitespace and control
+    /// characters percent-encoded (`tint%20color`), so that splitting the entry at spaces and each pair
+    /// at its `=` gives the name back. Names without them are written unchanged, as before encoding.
+    static func escaped(_ name: String) -> String {
+        var written = ""
+        for scalar in name.unicodeScalars {
+            guard scalar == "=" || scalar == "%" || scalar.properties.isWhitespace
+                || scalar.properties.generalCategory == .control
+            else {
+                written.unicodeScalars.append(scalar)
+                continue
+            }
+            for byte in String(scalar).utf8 {
+                let hex = String(byte, radix: 16, uppercase: true)
+                written += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return written
+    }
+
+    /// The member name an entry writes as `written` (see ``escaped(_:)``); a `%` not followed by two hex
+    /// digits is kept as it is.
+    static func unescaped(_ written: Substring) -> String {
+        guard written.contains("%") else { return String(written) }
+        let bytes = Array(written.utf8)
+        var decoded: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The first entry that is not a list of `member=hash` pairs as ``description`` prints them, if any.
@@ -54,7 +129,7 @@ public struct VersionLock: Sendable, Hashable, ExpressibleByDictionaryLiteral, C
         var members: [String: String] = [:]
         for token in entry.split(separator: " ") {
             let parts = token.split(separator: "=", maxSplits: 1)
-            members[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            members[unescaped(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
         return members
     }

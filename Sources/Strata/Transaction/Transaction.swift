@@ -392,13 +392,10 @@ public final class Transaction: ReadContext {
         }
         let sqliteMessage = error.message
         var target: (entity: String, field: String?) = (entity.name, nil)
-        if let colon = sqliteMessage.range(of: ": ") {
-            let pairs = sqliteMessage[colon.upperBound...].split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }
-            if let first = pairs.first, let dot = first.firstIndex(of: ".") {
-                target = store.describe(table: String(first[..<dot]), column: String(first[first.index(after: dot)...]))
-            }
+        if let colon = sqliteMessage.range(of: ": "),
+            let named = store.describeConstraint(columns: sqliteMessage[colon.upperBound...])
+        {
+            target = named
         }
         let what = error.code == .uniqueConstraint
             ? "Another \(target.entity) already has this \(target.field ?? "value"); \(target.field ?? "the field") must be unique."

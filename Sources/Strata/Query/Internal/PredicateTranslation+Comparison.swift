@@ -31,6 +31,9 @@ extension PredicateExpressions.Comparison: SQLTranslatablePredicateExpression {
 
 /// The types whose stored form sorts in SQL exactly as Swift's `<` orders them: integers, floating
 /// point numbers, texts (by Unicode scalars, as Swift orders NFC text), dates, UUIDs (by bytes) and IDs.
+/// `UInt64` and `UInt` only up to `Int64.max`: larger values are stored as negative numbers, so a
+/// comparison with one as its bound is refused (``PredicateTranslator/requireOrderedBounds(_:)``), and a
+/// stored one sorts as negative.
 ///
 /// Not here: `Decimal` (stored as text, which sorts "10" before "9") and `Comparable` enums (whose `<`
 /// is the enum's own, not its raw value's).
@@ -86,6 +89,7 @@ extension PredicateTranslator {
             {
                 return .constant(Self.compare(left, comparison, right))
             }
+            try requireOrderedBounds(lhs, rhs)
             return .compare(try sqlValue(lhs), comparison, try sqlValue(rhs))
         }
     }
@@ -97,6 +101,14 @@ extension PredicateTranslator {
                 "ordering comparison of \(T.self) values",
                 "\(T.self) is not stored in a form that sorts like its values; order by integers, floating point "
                     + "numbers, texts, dates, UUIDs or IDs (compare equality, or use contains(_:) on a list).")
+        }
+    }
+
+    /// Throws when a constant among `terms`, operands of an ordering comparison, is an unsigned integer
+    /// above `Int64.max`, which SQL would order as a negative number (see ``UnsignedBounds``).
+    func requireOrderedBounds(_ terms: PredicateTerm...) throws(StrataError) {
+        for case .constant(let value) in terms where UnsignedBounds.isBeyondInt64(value) {
+            throw failure("ordering comparison with \(PredicateValue.unwrap(value) ?? value)", UnsignedBounds.reason)
         }
     }
 

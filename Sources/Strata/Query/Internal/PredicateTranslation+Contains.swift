@@ -182,6 +182,7 @@ extension PredicateTranslator {
                 {
                     return .constant(low <= value && value <= high)
                 }
+                try requireOrderedBounds(element, lower, upper)
                 return .between(try sqlValue(element), try sqlValue(lower), try sqlValue(upper))
             }
         }

@@ -115,8 +115,11 @@ extension SQLExpression {
         return needsParentheses ? "(\(inner))" : inner
     }
 
+    /// The text of an operand of a comparison: a constant is a value there (`isDone == TRUE`, as a
+    /// `#Predicate` that tests a stored `Bool` translates), not a predicate (`TRUEPREDICATE`).
     private func operandText(_ prefix: String, _ depth: Int) -> String {
-        formatText(prefix: prefix, depth: depth)
+        if case .constant(let value) = self { return value ? "TRUE" : "FALSE" }
+        return formatText(prefix: prefix, depth: depth)
     }
 
     /// A value as a format-string literal.

@@ -15,10 +15,12 @@ struct SQLQuery: Sendable {
         self.bindings = bindings
     }
 
-    /// A fresh table alias for a subquery.
+    /// A fresh table alias for a subquery: `strata_t1`, `strata_t2`, … No entity's table can be named
+    /// so (names starting with `strata_` are reserved, see ``Schema``), so an alias never hides the outer
+    /// table its subquery is correlated to.
     mutating func nextAlias() -> String {
         aliasCount += 1
-        return "\"_t\(aliasCount)\""
+        return "\"strata_t\(aliasCount)\""
     }
 }
 

@@ -41,6 +41,7 @@ extension StoreContext {
         var result: [StoreContext] = []
         var firstError: StrataError?
         for name in scope {
+            try Self.refuseEmptyName(name, "From", entity, everyStore: "every store that holds \(entity)")
             do {
                 let store = try self.store(named: name ?? "", for: entity)
                 if !result.contains(where: { $0 === store }) { result.append(store) }
@@ -56,6 +57,7 @@ extension StoreContext {
     /// The store a new object of `entity` goes to.
     func store<E: Entity>(for into: Into<E>) throws(StrataError) -> StoreContext {
         let entity = E.entityDescription.name
+        try Self.refuseEmptyName(into.configuration, "Into", entity, everyStore: "the one store that holds \(entity)")
         if into.isScoped { return try store(named: into.configuration ?? "", for: entity) }
         guard isPartitioned else { return self }
         let holding = stores(holding: entity)
@@ -97,6 +99,18 @@ extension StoreContext {
         return store
     }
 
+    /// Refuses the configuration name `""` given to `clause` (`From`, `Into`), as ``Schema/configuration(_:_:)``
+    /// and storages do: the default configuration is `nil`, and no configuration is named `""`.
+    private static func refuseEmptyName(
+        _ name: String?, _ clause: String, _ entity: String, everyStore: String
+    ) throws(StrataError) {
+        guard name == "" else { return }
+        throw StrataError(
+            .invalidArgument,
+            "\(clause)(\"\") for \(entity) names the configuration \"\", which is not a name: use nil for the default "
+                + "configuration (\(clause)(nil)), no name for \(everyStore) (\(clause)()), or a name the schema declares.",
+            entity: entity)
+    }
 
     private func missingEverywhere(_ entity: String) -> StrataError {
         let homes = schema.configurationKeys(of: entity).map(Self.shown).joined(separator: ", ")

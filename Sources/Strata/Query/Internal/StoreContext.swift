@@ -170,9 +170,27 @@ final class StoreContext: Sendable {
         return entity
     }
 
-    /// The entity and property name behind a `table.column` pair from a SQLite message.
-    func describe(table: String, column: String) -> (entity: String, field: String?) {
-        guard let entity = schema.entity(named: table) else { return (table, column) }
-        return (entity.name, entity.field(forColumn: column)?.property ?? column)
+    /// The entity and property named first in the `table.column` list of a SQLite constraint message
+    /// (what follows "UNIQUE constraint failed: "), or `nil` when it names none.
+    ///
+    /// Entity and column names may hold dots and commas themselves (`@Entity(name: "app.Person")`), so
+    /// the list is matched against the schema's own `table.column` names, the longest one it starts
+    /// with winning; a table the schema does not know is split at its first dot.
+    func describeConstraint(columns list: Substring) -> (entity: String, field: String?)? {
+        var best: (length: Int, entity: String, field: String)?
+        for entity in schema.entities {
+            let columns: [(column: String, property: String)] = [("id", "id")] + entity.fields.map { ($0.column, $0.property) }
+            for (column, property) in columns {
+                let name = "\(entity.name).\(column)"
+                guard name.count > (best?.length ?? 0), list.hasPrefix(name) else { continue }
+                let rest = list.dropFirst(name.count)
+                guard rest.isEmpty || rest.first == "," else { continue }
+                best = (name.count, entity.name, property)
+            }
+        }
+        if let best { return (best.entity, best.field) }
+        let first = list.prefix { $0 != "," }
+        guard let dot = first.firstIndex(of: ".") else { return nil }
+        return (String(first[..<dot]), String(first[first.index(after: dot)...]))
     }
 }
