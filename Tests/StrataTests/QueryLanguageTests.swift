@@ -59,6 +59,17 @@ struct WhereTests {
         #expect(try await names(stack, \.name != \.name).isEmpty)
     }
 
+    @Test("a Boolean key path alone filters, and a key path alone orders ascending, in fetches and queries")
+    func keyPathShorthands() async throws {
+        let stack = try await makeItemStack(sampleItems)
+        let flagged = try await stack.fetchAll(From<Item>().where(\.flag).orderBy(\.age)).map(\.name)
+        #expect(flagged == ["Linus", "Ada", "Édith"])
+        let both = try await stack.fetchAll(From<Item>().where(\.flag).where(\.age > 20).orderBy(\.name)).map(\.name)
+        #expect(both == ["Ada", "Édith"])
+        let rows = try await stack.queryAttributes(From<Item>().select(.attribute(\.name)).where(\.flag).orderBy(\.age))
+        #expect(rows.map { $0["name", as: String.self] } == ["Linus", "Ada", "Édith"])
+    }
+
     @Test("nil checks follow Swift: == nil matches NULL, and ! of a comparison with nil is true")
     func nilChecks() async throws {
         let stack = try await makeItemStack(sampleItems)

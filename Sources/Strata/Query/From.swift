@@ -60,6 +60,18 @@ public struct From<E: Entity>: Sendable {
         return copy
     }
 
+    /// Keeps only the objects whose Boolean field is `true`, as `where(keyPath == true)` does:
+    /// `From<Todo>().where(\.isDone)`.
+    public func `where`(_ keyPath: KeyPath<E, Bool>) -> From<E> {
+        self.where(keyPath == true)
+    }
+
+    /// Orders the objects by a field, ascending, as `orderBy(.ascending(keyPath))` does:
+    /// `From<Person>().orderBy(\.name)`.
+    public func orderBy<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> From<E> {
+        orderBy(.ascending(keyPath))
+    }
+
     /// Fetches at most `count` objects.
     public func limit(_ count: Int) -> From<E> {
         var copy = self

@@ -33,6 +33,16 @@ public struct Query<E: Entity, Result: Sendable>: Sendable {
         return copy
     }
 
+    /// Keeps only the objects whose Boolean field is `true` (AND-combined with an earlier filter).
+    public func `where`(_ keyPath: KeyPath<E, Bool>) -> Query<E, Result> {
+        self.where(keyPath == true)
+    }
+
+    /// Orders the rows by a field, ascending.
+    public func orderBy<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> Query<E, Result> {
+        orderBy(.ascending(keyPath))
+    }
+
     /// Groups rows by fields; aggregates are computed per group.
     public func groupBy(_ keyPaths: PartialKeyPath<E>...) -> Query<E, Result> {
         var copy = self
