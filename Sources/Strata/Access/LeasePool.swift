@@ -148,6 +148,9 @@ final class LeasePool<Resource: Sendable>: Sendable {
     /// The number of tasks waiting.
     var waiterCount: Int { state.withLock { $0.waiters.count } }
 
+    /// The error the pool was closed with; `nil` while it is open.
+    var closedError: StrataError? { state.withLock { $0.closedError } }
+
     /// Returns once at least `count` tasks wait for a resource (at once if they already do): a test
     /// waits here for a task it started to queue, instead of polling ``waiterCount``.
     func waitForWaiters(_ count: Int = 1) async {

@@ -84,17 +84,27 @@ final class ReaderPool: Sendable {
             noteLeased(reader)
             return reader
         case .create:
+            let reader: ReaderConnection
             do {
                 let number = opened.add(1, ordering: .relaxed).newValue
-                let reader = try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
-                created.withLock { $0.append(reader.executor) }
-                metrics?.inUse.increment()
-                noteLeased(reader)
-                return reader
+                reader = try await ReaderConnection.open(files: files, options: options, label: "\(label).\(number)")
             } catch {
                 leases.creationFailed()
-                throw error
+                // The pool closed while the connection opened (a temporary store's files may be gone):
+                // the read fails as every read of a closed stack does.
+                throw leases.closedError ?? error
             }
+            // Closed meanwhile: `close()` did not see this connection, so it must not outlive the call.
+            if let closed = leases.closedError {
+                await reader.close()
+                await reader.executor.stopped()
+                leases.creationFailed()
+                throw closed
+            }
+            created.withLock { $0.append(reader.executor) }
+            metrics?.inUse.increment()
+            noteLeased(reader)
+            return reader
         }
     }
 
