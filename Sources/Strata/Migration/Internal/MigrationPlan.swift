@@ -94,7 +94,9 @@ struct MigrationPlan {
 
     private let sql = SchemaSQL()
 
-    init(source: Schema, destination: Schema, step: MigrationStep?) throws(StrataError) {
+    /// The plan of the step from `source` to `destination`; `otherSources` are the other versions that
+    /// migrate to `destination` (a tree chain), with their steps.
+    init(source: Schema, destination: Schema, step: MigrationStep?, otherSources: [OtherSource] = []) throws(StrataError) {
         self.source = source
         self.destination = destination
         sourceGraph = try SchemaGraph(schema: source)
@@ -147,33 +149,7 @@ struct MigrationPlan {
             }
         }
         // Renames declared on the destination's types (`renamedFrom:`), where the step says nothing.
-        for entity in destination.entities {
-            guard let old = entity.renamedFrom, source.entity(named: entity.name) == nil, source.entity(named: old) != nil,
-                entityRenames[old] == nil, !entityRenames.values.contains(entity.name), !deleted.contains(old)
-            else { continue }
-            entityRenames[old] = entity.name
-        }
-        let sourceOf = Dictionary(entityRenames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        for entity in destination.entities {
-            guard let old = source.entity(named: sourceOf[entity.name] ?? entity.name) else { continue }
-            let declared = fieldRenames[entity.name] ?? [:]
-            var renames = declared
-            for field in entity.fields {
-                guard let name = field.renamedFrom, declared[field.property] == nil, !declared.values.contains(name),
-                    !old.fields.contains(where: { $0.property == field.property || $0.column == field.column }),
-                    old.fields.contains(where: { $0.property == name || $0.column == name })
-                else { continue }
-                renames[field.property] = name
-            }
-            for relationship in entity.toMany {
-                guard let name = relationship.renamedFrom, declared[relationship.property] == nil,
-                    !declared.values.contains(name), !old.toMany.contains(where: { $0.property == relationship.property }),
-                    old.toMany.contains(where: { $0.property == name })
-                else { continue }
-                renames[relationship.property] = name
-            }
-            if !renames.isEmpty { fieldRenames[entity.name] = renames }
-        }
+        let sourceOf = try resolveDeclaredRenames(fieldRenames: &fieldRenames, deleted: deleted, otherSources: otherSources, fail: fail)
         var used: Set<String> = []
         for entity in destination.entities {
             let sourceName = sourceOf[entity.name] ?? (source.entity(named: entity.name) != nil && entityRenames[entity.name] == nil ? entity.name : nil)
@@ -196,8 +172,12 @@ struct MigrationPlan {
                             + "\(entity.name) objects (copy them first, through a stack at version \(source.version), to keep them).",
                         entity: entity.name)
                 }
+                // A new entity's `renamedFrom:` that names no entity here: most likely this one, misspelled.
+                let misspelled = destination.entities.filter { new in
+                    new.renamedFrom.map { source.entity(named: $0) == nil } == true && source.entity(named: new.name) == nil
+                }.map { " (\($0.name) declares @Entity(renamedFrom: \"\($0.renamedFrom ?? "")\"), a name version \(source.version) does not have)" }
                 throw fail(
-                    "version \(destination.version) has no entity \(entity.name). Declare .deleteEntity(\"\(entity.name)\") "
+                    "version \(destination.version) has no entity \(entity.name)\(misspelled.joined()). Declare .deleteEntity(\"\(entity.name)\") "
                         + "to drop it and its objects, or .renameEntity(from: \"\(entity.name)\", to: ...) if it was renamed.",
                     entity: entity.name)
             }

@@ -59,7 +59,11 @@ struct Migrator {
         }
         var plans: [MigrationPlan] = []
         for edge in path {
-            plans.append(try MigrationPlan(source: edge.source, destination: edge.destination, step: edge.step))
+            // In a tree chain, the other versions that migrate to the same one (a `renamedFrom:` may be theirs).
+            let others = history.schemas.filter {
+                $0.version != edge.source.version && history.chain.successor(of: $0.version) == edge.destination.version
+            }.map { other in (schema: other, step: history.steps.first { $0.source == other.version }) }
+            plans.append(try MigrationPlan(source: edge.source, destination: edge.destination, step: edge.step, otherSources: others))
         }
         return plans
     }
