@@ -62,6 +62,8 @@ struct MigrationPlan {
         var newlyUnique: [String] = []
         /// Source values an inferred conversion could not keep exactly (checked before anything is copied).
         var exactness: [Exactness] = []
+        /// The fields and relationships the step removes (with their values), adds and renames.
+        var fieldChanges = FieldChanges()
         /// The transform, for `.transform`.
         var transform: MigrationChange.Transform?
 
@@ -208,6 +210,7 @@ struct MigrationPlan {
         }
         planJoins(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted)
         try planRelationships(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
+        noteToManyChanges(fieldRenames: fieldRenames)
     }
 
     /// The plan of one entity that exists in both versions.
@@ -263,6 +266,7 @@ struct MigrationPlan {
                         ?? old.fields.first { $0.property == field.property && unclaimed($0) }
                 }
             guard let match else {
+                table.fieldChanges.added.append(field.property)
                 // A new field with a dynamic initial value and no fill: a fresh value per object, as a
                 // created object gets (a table rebuilt, since ALTER TABLE takes one default for all).
                 if fill == nil, let initial = field.initialValue, transform == nil {
@@ -294,6 +298,7 @@ struct MigrationPlan {
                 continue
             }
             matchedSource.insert(match.column)
+            if match.property != field.property { table.fieldChanges.renamed.append((match.property, field.property)) }
             // A kind or type change inference can do, or a refusal.
             var convert: Conversion?
             if match.storageClass != field.storageClass {
@@ -366,12 +371,13 @@ struct MigrationPlan {
             }
         }
         // Columns the destination drops (fields removed, or position columns no longer needed).
+        table.fieldChanges.removed = old.fields.filter { !matchedSource.contains($0.column) }.map(\.property)
         let sourceColumns = old.fields.map(\.column) + (sourceGraph.positionColumns[old.name] ?? [])
         if sourceColumns.contains(where: { !matchedSource.contains($0) }) { needsRebuild = true }
         if needsRebuild && table.action == .alter {
             var rebuild = Table(
                 action: .rebuild, destination: entity, source: old, columns: table.columns, newlyUnique: table.newlyUnique)
-            rebuild.exactness = table.exactness
+            (rebuild.exactness, rebuild.fieldChanges) = (table.exactness, table.fieldChanges)
             return rebuild
         }
         return table

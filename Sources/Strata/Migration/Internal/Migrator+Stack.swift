@@ -111,8 +111,11 @@ extension Migrator {
                         case .delete: (.delete, true)
                         }
                     let count = worksThroughRows ? table.source.map { rows[$0.name] ?? 0 } ?? 0 : 0
+                    let fields = table.fieldChanges
                     entities.append(MigrationForecast.EntityChange(
-                        entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count))
+                        entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count,
+                        removedFields: fields.removed, addedFields: fields.added,
+                        renamedFields: fields.renamed.map { MigrationForecast.RenamedField(from: $0.old, to: $0.new) }))
                 }
                 steps.append(MigrationForecast.Step(
                     source: plan.source.version, destination: plan.destination.version, entities: entities,
