@@ -49,3 +49,68 @@ extension MigrationPlan {
         }
     }
 }
+
+extension MigrationPlan {
+    /// A field or to-many relationship a step removes, with its values, from an entity to which it adds
+    /// one or more of the same storage (the same column type and kind, or the same target), no rename
+    /// between them: perhaps a rename that was forgotten, or misspelled in a step's `.renameField`.
+    struct SuspectedRename {
+        let step: String
+        /// The entity in the source and in the destination version.
+        let sourceEntity: String
+        let entity: String
+        /// The field removed (source name), the fields added that could be it (destination names), and
+        /// the attribute that declares a rename of such a field.
+        let removed: String
+        let added: [String]
+        let attribute: String
+
+        /// The warning, naming both sides and the declarations that would keep the values.
+        var message: String {
+            let added = self.added.map { "\(entity).\($0)" }
+            let candidate = self.added.count == 1 ? self.added[0] : "one of them"
+            let example = self.added[0]
+            return "Migration \(step) removes \(sourceEntity).\(removed) and adds \(added.joined(separator: " and ")) of the "
+                + "same type: \(sourceEntity).\(removed)'s values are dropped. If \(candidate) is \(removed) renamed, declare "
+                + "\(attribute)(renamedFrom: \"\(removed)\") on it (or .renameField(\"\(entity)\", from: \"\(removed)\", to: "
+                + "\"\(example)\") in the step); if \(removed) is meant to go, nothing needs to change."
+        }
+    }
+
+    /// The fields the step removes beside added ones of the same storage, in the entities it keeps
+    /// without a transform, when it has no custom change (a transform or a custom change can carry the
+    /// values over itself).
+    var suspectedRenames: [SuspectedRename] {
+        guard customs.isEmpty else { return [] }
+        let step = "\(source.version) → \(destination.version)"
+        var found: [SuspectedRename] = []
+        for table in tables where table.action == .alter || table.action == .rebuild {
+            guard let old = table.source, let new = table.destination else { continue }
+            let changes = table.fieldChanges
+            for removed in changes.removed {
+                var candidates: [String] = []
+                var attribute = "@Relationship"
+                if let field = old.fields.first(where: { $0.property == removed }) {
+                    if case .toOne = field.kind {} else { attribute = "@Field" }
+                    candidates = new.fields.filter { added in
+                        changes.added.contains(added.property) && added.storageClass == field.storageClass
+                            && Self.sameKind(
+                                field.kind, added.kind, sourceGraphName: { entityRenames[$0] ?? $0 }, source: source,
+                                destination: destination)
+                    }.map(\.property)
+                } else if let relationship = sourceGraph.toMany[old.name]?.first(where: { $0.property == removed }) {
+                    // Added to-many relationships with links of their own to start (in a join table).
+                    candidates = (destinationGraph.toMany[new.name] ?? []).filter { added in
+                        guard case .joinTable = added.storage else { return false }
+                        return changes.added.contains(added.property)
+                            && added.target == entityRenames[relationship.target] ?? relationship.target
+                    }.map(\.property)
+                }
+                guard !candidates.isEmpty else { continue }
+                found.append(SuspectedRename(
+                    step: step, sourceEntity: old.name, entity: new.name, removed: removed, added: candidates, attribute: attribute))
+            }
+        }
+        return found
+    }
+}

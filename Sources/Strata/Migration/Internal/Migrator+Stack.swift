@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 
 extension Migrator {
@@ -7,7 +8,7 @@ extension Migrator {
     /// awaiting task interrupts the migration and rolls it back.
     static func migrateIfNeeded(
         history: SchemaHistory, current: Schema, path: String, options: Connection.Options, progress: MigrationProgress?,
-        configuration: String? = nil
+        configuration: String? = nil, logger: Logger? = nil
     ) async throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let control = Locked<(cancelled: Bool, handle: InterruptHandle?)>((false, nil))
@@ -20,7 +21,7 @@ extension Migrator {
                     connection.storeTag = state.tag
                     let migrator = Migrator(
                         history: history, current: current, connection: connection, progress: progress,
-                        configuration: configuration)
+                        configuration: configuration, logger: logger)
                     let plans = try migrator.path(for: state)
                     let handle = connection.interruptHandle
                     handle.arm()
@@ -72,6 +73,19 @@ extension Migrator {
             }
         }
         return mismatched
+    }
+
+    /// Logs a warning for each field `plan` removes beside an added one of the same type, with no rename
+    /// between them (``MigrationPlan/SuspectedRename``): the step runs as declared, since removing a field
+    /// is legitimate, but a forgotten rename would drop its values without a word.
+    func warnOfSuspectedRenames(_ plan: MigrationPlan) {
+        guard let logger else { return }
+        for suspect in plan.suspectedRenames {
+            logger.warning("\(suspect.message)", metadata: [
+                "strata.path": "\(connection.path)", "strata.step": "\(suspect.step)", "strata.entity": "\(suspect.entity)",
+                "strata.field": "\(suspect.removed)", "strata.added": "\(suspect.added.joined(separator: ", "))",
+            ])
+        }
     }
 
     /// What `migrateIfNeeded` would do, read without changing the file.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Migrates a store along a schema history, on a connection of its own, in one transaction: every step
 /// commits together or none does.
@@ -12,6 +13,8 @@ struct Migrator {
     let progress: MigrationProgress?
     /// The configuration of the store in a stack of several (`nil`: the default one), for the progress.
     let configuration: String?
+    /// The stack's logger, for the warnings of a step (fields dropped beside new ones of the same type).
+    let logger: Logger?
     let sql = SchemaSQL()
     let dialect = SQLiteDialect()
     /// Rows copied per statement, between progress reports.
@@ -19,13 +22,14 @@ struct Migrator {
 
     init(
         history: SchemaHistory, current: Schema, connection: Connection, progress: MigrationProgress?,
-        configuration: String? = nil
+        configuration: String? = nil, logger: Logger? = nil
     ) {
         self.history = history
         self.current = current
         self.connection = connection
         self.progress = progress
         self.configuration = configuration
+        self.logger = logger
     }
 
     /// The store's version and hash, or `nil` for a store Strata has not set up yet.
@@ -94,6 +98,7 @@ struct Migrator {
                     .reduce(0) { $0 + (pair.1[$1.source?.name ?? ""] ?? 0) }
             })
             for (index, plan) in plans.enumerated() {
+                warnOfSuspectedRenames(plan)
                 try run(plan, index: index, of: plans.count, counts: counts[index], progress: &totals, cancelled: cancelled)
             }
             let update = "UPDATE \(SchemaSQL.metadataTable) SET value = ? WHERE key = ?"
