@@ -302,7 +302,7 @@ func readmeMigration(path: String) async throws -> DataStack {
         Schema("V1", Person.self, Post.self),   // the current version
         steps: [MigrationStep(from: "V0", to: "V1", .renameField("Person", from: "fullName", to: "name"))])
     let forecast = try await DataStack.forecast(history, storage: SQLiteStore(path: path))
-    print(forecast)   // V0 → V1: Person rebuild (2 rows), Article create (0 rows)
+    print(forecast)   // V0 → V1: Person rebuild (2 rows; adds Person.email, renames Person.fullName to Person.name), Article create (0 rows)
     let progress = MigrationProgress()
     Task { for await event in progress { print(event.entity ?? "", event.fractionCompleted) } }
     return try await DataStack(history, storage: SQLiteStore(path: path), progress: progress)

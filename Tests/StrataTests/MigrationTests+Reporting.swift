@@ -160,6 +160,6 @@ extension MigrationTests {
         let dial = try #require(forecast.steps.first?.entities.first)
         #expect(dial.entity == "Gauge" && dial.kind == .inferred)
         #expect(dial.rows == 0)
-        #expect(forecast.description == "G1 → G2: Gauge inferred (in place, no rows copied)", "\(forecast)")
+        #expect(forecast.description == "G1 → G2: Gauge inferred (in place, no rows copied; adds Gauge.label)", "\(forecast)")
     }
 }

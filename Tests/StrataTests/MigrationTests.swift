@@ -215,6 +215,11 @@ struct MigrationTests {
         #expect(first["Book"]?.kind == .inferred && first["Book"]?.rows == 0)
         #expect(first["Shelf"]?.kind == .create && first["Shelf"]?.rows == 0)
         #expect(first["Draft"]?.kind == .delete && first["Draft"]?.rows == 1)
+        // The fields each entity loses, gains and renames.
+        #expect(first["Writer"]?.removedFields == ["nickname"] && first["Writer"]?.addedFields == ["rating", "bio"])
+        #expect(first["Writer"]?.renamedFields == [MigrationForecast.RenamedField(from: "fullName", to: "name")])
+        #expect(first["Book"]?.removedFields == [] && first["Book"]?.addedFields == ["isbn"] && first["Book"]?.renamedFields == [])
+        #expect(first["Shelf"]?.addedFields == [] && first["Draft"]?.removedFields == [])
         let second = Dictionary(uniqueKeysWithValues: forecast.steps[1].entities.map { ($0.entity, $0) })
         #expect(second["Writer"]?.kind == .custom && second["Writer"]?.rows == 2)
         #expect(second["Book"]?.kind == .rebuild && second["Book"]?.rows == 3)

@@ -36,6 +36,28 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         /// the table); 0 for ``Kind/create`` and ``Kind/inferred``, which copy none. Counted in the store
         /// for the first step; for later steps, carried over from the earlier ones.
         public let rows: Int
+        /// The fields and relationships the step removes from an entity it keeps, and whose values are
+        /// lost with them, by their names in the source version: stored fields (to-one relationships
+        /// among them) and to-many relationships whose links are dropped (not those stored through the
+        /// foreign key of a to-one the step keeps). With ``Kind/custom``, the transform can read them
+        /// from the source object; they are gone afterwards. Empty for ``Kind/create`` and ``Kind/delete``.
+        public let removedFields: [String]
+        /// The fields and relationships the step adds to an entity it keeps, by their names in the
+        /// destination version: existing objects get the declared default, the step's fill, `nil`, or
+        /// a dynamic initial value (a new to-many relationship starts empty, unless a to-one that exists
+        /// already stores it). Empty for ``Kind/create`` and ``Kind/delete``.
+        public let addedFields: [String]
+        /// The fields and relationships the step renames, keeping their values (declared in the step with
+        /// ``MigrationChange/renameField(_:from:to:)`` or on the type with `renamedFrom:`).
+        public let renamedFields: [RenamedField]
+    }
+
+    /// A field or relationship a step renames.
+    public struct RenamedField: Sendable, Hashable {
+        /// Its name in the source version.
+        public let from: String
+        /// Its name in the destination version.
+        public let to: String
     }
 
     /// How a step migrates an entity.
@@ -56,16 +78,25 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         case delete
     }
 
-    /// The steps in one line: per entity, its kind and the rows it works through (an entity changed in
-    /// place says that no rows are copied), as in `V1 → V2: Person rebuild (2 rows), Post create (0
-    /// rows), Tag inferred (in place, no rows copied)`.
+    /// The steps in one line: per entity, its kind, the rows it works through (an entity changed in
+    /// place says that no rows are copied) and the fields it removes, adds and renames, as in
+    /// `V1 → V2: Todo rebuild (2 rows; removes Todo.done, adds Todo.isDone), Post create (0 rows),
+    /// Tag inferred (in place, no rows copied; renames Tag.name to Tag.label)`.
     public var description: String {
         guard let storeVersion else { return "new store at \(currentVersion)" }
         guard isMigrationRequired else { return "store at \(storeVersion): no migration needed" }
         return steps.map { step in
             "\(step.source) → \(step.destination): " + step.entities.map { change in
-                "\(change.entity) \(change.kind.rawValue) "
-                    + (change.kind == .inferred ? "(in place, no rows copied)" : "(\(change.rows) row\(change.rows == 1 ? "" : "s"))")
+                let source = change.sourceEntity ?? change.entity
+                let fields = [
+                    change.removedFields.isEmpty ? nil : "removes " + change.removedFields.map { "\(source).\($0)" }.joined(separator: ", "),
+                    change.addedFields.isEmpty ? nil : "adds " + change.addedFields.map { "\(change.entity).\($0)" }.joined(separator: ", "),
+                    change.renamedFields.isEmpty ? nil : "renames "
+                        + change.renamedFields.map { "\(source).\($0.from) to \(change.entity).\($0.to)" }.joined(separator: ", "),
+                ].compactMap { $0 }
+                return "\(change.entity) \(change.kind.rawValue) ("
+                    + (change.kind == .inferred ? "in place, no rows copied" : "\(change.rows) row\(change.rows == 1 ? "" : "s")")
+                    + (fields.isEmpty ? "" : "; " + fields.joined(separator: ", ")) + ")"
             }.joined(separator: ", ")
                 + (step.customChanges > 0 ? ", \(step.customChanges) custom change\(step.customChanges == 1 ? "" : "s")" : "")
         }.joined(separator: "; ")

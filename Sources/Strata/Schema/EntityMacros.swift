@@ -26,7 +26,9 @@ public macro Entity(name: String? = nil, renamedFrom: String? = nil) = #external
 ///   - options: ``FieldOption/unique`` and ``FieldOption/indexed``.
 ///   - renamedFrom: The field's property name in the schema version before, when this version renames
 ///     it: a migration from that version moves its values over without a step saying so
-///     (`@Field(renamedFrom: "fullName") var name: String = ""`).
+///     (`@Field(renamedFrom: "fullName") var name: String = ""`). A name that version's entity does not
+///     have, on a field it does not have either, is refused with ``StrataError/Code/invalidMigration``
+///     (a misspelling would drop the old values); left on the field in later versions, it is ignored.
 @attached(peer)
 public macro Field(column: String? = nil, _ options: FieldOption..., renamedFrom: String? = nil) =
     #externalMacro(module: "StrataMacros", type: "FieldMacro")
@@ -57,7 +59,9 @@ public macro Field<Value>(
 ///   - deleteRule: What deleting this object does to the related ones (``DeleteRule/nullify`` by default).
 ///   - inverse: The relationship on the other entity that points back.
 ///   - renamedFrom: The relationship's property name in the schema version before, when this version
-///     renames it: a migration from that version keeps its links without a step saying so.
+///     renames it: a migration from that version keeps its links without a step saying so. A name that
+///     version's entity does not have, on a relationship it does not have either, is refused with
+///     ``StrataError/Code/invalidMigration``; left on the relationship in later versions, it is ignored.
 @attached(peer)
 public macro Relationship(deleteRule: DeleteRule = .nullify, inverse: AnyKeyPath? = nil, renamedFrom: String? = nil) =
     #externalMacro(module: "StrataMacros", type: "RelationshipMacro")

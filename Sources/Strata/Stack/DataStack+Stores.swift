@@ -186,7 +186,7 @@ extension DataStack {
         if let storeHistory {
             try await Migrator.migrateIfNeeded(
                 history: storeHistory, current: storeSchema, path: location.path, options: options, progress: progress,
-                configuration: planned.configuration.isEmpty ? nil : planned.configuration)
+                configuration: planned.configuration.isEmpty ? nil : planned.configuration, logger: logger)
         }
         guard isPartitioned else { return 0 }
         var unattached = options

@@ -30,7 +30,9 @@ extension DataStack {
         public var synchronous: Synchronous?
         /// Where Strata logs, with `strata.` metadata keys and never a stored value: the store ready
         /// (info), rolled-back transactions and their errors (debug), long waits (notice, see
-        /// ``longWaitThreshold``), commits and changes from other processes (trace).
+        /// ``longWaitThreshold``), commits and changes from other processes (trace), and a migration
+        /// step that drops a field beside a new one of the same type, perhaps a forgotten rename (warning,
+        /// with `strata.entity`, `strata.field` and `strata.added`).
         public var logger: Logger
         /// A wait for the writer's turn or for a reader connection longer than this is logged at notice
         /// level, with the time waited (`strata.wait`) and what was waited for (`strata.pool`); so is a

@@ -62,6 +62,8 @@ struct MigrationPlan {
         var newlyUnique: [String] = []
         /// Source values an inferred conversion could not keep exactly (checked before anything is copied).
         var exactness: [Exactness] = []
+        /// The fields and relationships the step removes (with their values), adds and renames.
+        var fieldChanges = FieldChanges()
         /// The transform, for `.transform`.
         var transform: MigrationChange.Transform?
 
@@ -94,7 +96,9 @@ struct MigrationPlan {
 
     private let sql = SchemaSQL()
 
-    init(source: Schema, destination: Schema, step: MigrationStep?) throws(StrataError) {
+    /// The plan of the step from `source` to `destination`; `otherSources` are the other versions that
+    /// migrate to `destination` (a tree chain), with their steps.
+    init(source: Schema, destination: Schema, step: MigrationStep?, otherSources: [OtherSource] = []) throws(StrataError) {
         self.source = source
         self.destination = destination
         sourceGraph = try SchemaGraph(schema: source)
@@ -147,33 +151,7 @@ struct MigrationPlan {
             }
         }
         // Renames declared on the destination's types (`renamedFrom:`), where the step says nothing.
-        for entity in destination.entities {
-            guard let old = entity.renamedFrom, source.entity(named: entity.name) == nil, source.entity(named: old) != nil,
-                entityRenames[old] == nil, !entityRenames.values.contains(entity.name), !deleted.contains(old)
-            else { continue }
-            entityRenames[old] = entity.name
-        }
-        let sourceOf = Dictionary(entityRenames.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        for entity in destination.entities {
-            guard let old = source.entity(named: sourceOf[entity.name] ?? entity.name) else { continue }
-            let declared = fieldRenames[entity.name] ?? [:]
-            var renames = declared
-            for field in entity.fields {
-                guard let name = field.renamedFrom, declared[field.property] == nil, !declared.values.contains(name),
-                    !old.fields.contains(where: { $0.property == field.property || $0.column == field.column }),
-                    old.fields.contains(where: { $0.property == name || $0.column == name })
-                else { continue }
-                renames[field.property] = name
-            }
-            for relationship in entity.toMany {
-                guard let name = relationship.renamedFrom, declared[relationship.property] == nil,
-                    !declared.values.contains(name), !old.toMany.contains(where: { $0.property == relationship.property }),
-                    old.toMany.contains(where: { $0.property == name })
-                else { continue }
-                renames[relationship.property] = name
-            }
-            if !renames.isEmpty { fieldRenames[entity.name] = renames }
-        }
+        let sourceOf = try resolveDeclaredRenames(fieldRenames: &fieldRenames, deleted: deleted, otherSources: otherSources, fail: fail)
         var used: Set<String> = []
         for entity in destination.entities {
             let sourceName = sourceOf[entity.name] ?? (source.entity(named: entity.name) != nil && entityRenames[entity.name] == nil ? entity.name : nil)
@@ -196,8 +174,12 @@ struct MigrationPlan {
                             + "\(entity.name) objects (copy them first, through a stack at version \(source.version), to keep them).",
                         entity: entity.name)
                 }
+                // A new entity's `renamedFrom:` that names no entity here: most likely this one, misspelled.
+                let misspelled = destination.entities.filter { new in
+                    new.renamedFrom.map { source.entity(named: $0) == nil } == true && source.entity(named: new.name) == nil
+                }.map { " (\($0.name) declares @Entity(renamedFrom: \"\($0.renamedFrom ?? "")\"), a name version \(source.version) does not have)" }
                 throw fail(
-                    "version \(destination.version) has no entity \(entity.name). Declare .deleteEntity(\"\(entity.name)\") "
+                    "version \(destination.version) has no entity \(entity.name)\(misspelled.joined()). Declare .deleteEntity(\"\(entity.name)\") "
                         + "to drop it and its objects, or .renameEntity(from: \"\(entity.name)\", to: ...) if it was renamed.",
                     entity: entity.name)
             }
@@ -228,6 +210,7 @@ struct MigrationPlan {
         }
         planJoins(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted)
         try planRelationships(fieldRenames: fieldRenames, sourceOf: sourceOf, deleted: deleted, fail: fail)
+        noteToManyChanges(fieldRenames: fieldRenames)
     }
 
     /// The plan of one entity that exists in both versions.
@@ -283,6 +266,7 @@ struct MigrationPlan {
                         ?? old.fields.first { $0.property == field.property && unclaimed($0) }
                 }
             guard let match else {
+                table.fieldChanges.added.append(field.property)
                 // A new field with a dynamic initial value and no fill: a fresh value per object, as a
                 // created object gets (a table rebuilt, since ALTER TABLE takes one default for all).
                 if fill == nil, let initial = field.initialValue, transform == nil {
@@ -314,6 +298,7 @@ struct MigrationPlan {
                 continue
             }
             matchedSource.insert(match.column)
+            if match.property != field.property { table.fieldChanges.renamed.append((match.property, field.property)) }
             // A kind or type change inference can do, or a refusal.
             var convert: Conversion?
             if match.storageClass != field.storageClass {
@@ -386,12 +371,13 @@ struct MigrationPlan {
             }
         }
         // Columns the destination drops (fields removed, or position columns no longer needed).
+        table.fieldChanges.removed = old.fields.filter { !matchedSource.contains($0.column) }.map(\.property)
         let sourceColumns = old.fields.map(\.column) + (sourceGraph.positionColumns[old.name] ?? [])
         if sourceColumns.contains(where: { !matchedSource.contains($0) }) { needsRebuild = true }
         if needsRebuild && table.action == .alter {
             var rebuild = Table(
                 action: .rebuild, destination: entity, source: old, columns: table.columns, newlyUnique: table.newlyUnique)
-            rebuild.exactness = table.exactness
+            (rebuild.exactness, rebuild.fieldChanges) = (table.exactness, table.fieldChanges)
             return rebuild
         }
         return table

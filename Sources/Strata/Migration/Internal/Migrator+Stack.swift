@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 
 extension Migrator {
@@ -7,7 +8,7 @@ extension Migrator {
     /// awaiting task interrupts the migration and rolls it back.
     static func migrateIfNeeded(
         history: SchemaHistory, current: Schema, path: String, options: Connection.Options, progress: MigrationProgress?,
-        configuration: String? = nil
+        configuration: String? = nil, logger: Logger? = nil
     ) async throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let control = Locked<(cancelled: Bool, handle: InterruptHandle?)>((false, nil))
@@ -20,7 +21,7 @@ extension Migrator {
                     connection.storeTag = state.tag
                     let migrator = Migrator(
                         history: history, current: current, connection: connection, progress: progress,
-                        configuration: configuration)
+                        configuration: configuration, logger: logger)
                     let plans = try migrator.path(for: state)
                     let handle = connection.interruptHandle
                     handle.arm()
@@ -74,6 +75,19 @@ extension Migrator {
         return mismatched
     }
 
+    /// Logs a warning for each field `plan` removes beside an added one of the same type, with no rename
+    /// between them (``MigrationPlan/SuspectedRename``): the step runs as declared, since removing a field
+    /// is legitimate, but a forgotten rename would drop its values without a word.
+    func warnOfSuspectedRenames(_ plan: MigrationPlan) {
+        guard let logger else { return }
+        for suspect in plan.suspectedRenames {
+            logger.warning("\(suspect.message)", metadata: [
+                "strata.path": "\(connection.path)", "strata.step": "\(suspect.step)", "strata.entity": "\(suspect.entity)",
+                "strata.field": "\(suspect.removed)", "strata.added": "\(suspect.added.joined(separator: ", "))",
+            ])
+        }
+    }
+
     /// What `migrateIfNeeded` would do, read without changing the file.
     static func forecast(history: SchemaHistory, current: Schema, path: String, options: Connection.Options) async throws
         -> MigrationForecast
@@ -111,8 +125,11 @@ extension Migrator {
                         case .delete: (.delete, true)
                         }
                     let count = worksThroughRows ? table.source.map { rows[$0.name] ?? 0 } ?? 0 : 0
+                    let fields = table.fieldChanges
                     entities.append(MigrationForecast.EntityChange(
-                        entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count))
+                        entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count,
+                        removedFields: fields.removed, addedFields: fields.added,
+                        renamedFields: fields.renamed.map { MigrationForecast.RenamedField(from: $0.old, to: $0.new) }))
                 }
                 steps.append(MigrationForecast.Step(
                     source: plan.source.version, destination: plan.destination.version, entities: entities,

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Migrates a store along a schema history, on a connection of its own, in one transaction: every step
 /// commits together or none does.
@@ -12,6 +13,8 @@ struct Migrator {
     let progress: MigrationProgress?
     /// The configuration of the store in a stack of several (`nil`: the default one), for the progress.
     let configuration: String?
+    /// The stack's logger, for the warnings of a step (fields dropped beside new ones of the same type).
+    let logger: Logger?
     let sql = SchemaSQL()
     let dialect = SQLiteDialect()
     /// Rows copied per statement, between progress reports.
@@ -19,13 +22,14 @@ struct Migrator {
 
     init(
         history: SchemaHistory, current: Schema, connection: Connection, progress: MigrationProgress?,
-        configuration: String? = nil
+        configuration: String? = nil, logger: Logger? = nil
     ) {
         self.history = history
         self.current = current
         self.connection = connection
         self.progress = progress
         self.configuration = configuration
+        self.logger = logger
     }
 
     /// The store's version and hash, or `nil` for a store Strata has not set up yet.
@@ -59,7 +63,11 @@ struct Migrator {
         }
         var plans: [MigrationPlan] = []
         for edge in path {
-            plans.append(try MigrationPlan(source: edge.source, destination: edge.destination, step: edge.step))
+            // In a tree chain, the other versions that migrate to the same one (a `renamedFrom:` may be theirs).
+            let others = history.schemas.filter {
+                $0.version != edge.source.version && history.chain.successor(of: $0.version) == edge.destination.version
+            }.map { other in (schema: other, step: history.steps.first { $0.source == other.version }) }
+            plans.append(try MigrationPlan(source: edge.source, destination: edge.destination, step: edge.step, otherSources: others))
         }
         return plans
     }
@@ -90,6 +98,7 @@ struct Migrator {
                     .reduce(0) { $0 + (pair.1[$1.source?.name ?? ""] ?? 0) }
             })
             for (index, plan) in plans.enumerated() {
+                warnOfSuspectedRenames(plan)
                 try run(plan, index: index, of: plans.count, counts: counts[index], progress: &totals, cancelled: cancelled)
             }
             let update = "UPDATE \(SchemaSQL.metadataTable) SET value = ? WHERE key = ?"
