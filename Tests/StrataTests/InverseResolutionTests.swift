@@ -67,4 +67,26 @@ struct InverseResolutionTests {
         #expect(schema.warnings.contains { $0.contains("InverseBadge.vet: its inverse InverseVet.pets points to InversePet") },
                 "\(schema.warnings)")
     }
+
+    @Test("a store made when the one-way to-many had no join table opens, and the relationship works from empty")
+    func storeWithoutTheJoinTableOpens() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("pets.sqlite")
+        let schema = Schema("V1", InverseOwner.self, InverseVet.self, InversePet.self)
+        var stack = try await DataStack(schema, storage: SQLiteStore(path: path))
+        await stack.close()
+        // The layout an older version made: no join table for the vet's pets.
+        let connection = try Connection(path: path, options: Connection.Options())
+        try connection.execute("DROP TABLE \"InverseVet_pets\"")
+        connection.close()
+        stack = try await DataStack(schema, storage: SQLiteStore(path: path))
+        let (vet, pet) = try await stack.perform { tx in
+            let pet = try tx.create(Into<InversePet>()) { $0.name = "Rex" }
+            let vet = try tx.create(Into<InverseVet>()) { $0.pets = [pet.id] }
+            return (vet.id, pet.id)
+        }
+        #expect(try await stack.fetchExisting(vet)?.pets == [pet])
+        #expect(try await stack.fetchExisting(pet)?.owner == nil)
+        await stack.close()
+    }
 }

@@ -83,7 +83,13 @@ extension Writer {
         // the history no longer explains, which would make every publisher read everything again).
         let scans = history != nil
         if scans { try connection.run(.beginDeferred) }
-        defer { if scans { try? connection.run(.commit) } }
+        defer {
+            if scans, (try? connection.run(.commit)) == nil, connection.isInTransaction {
+                // A read transaction left open would keep every later write transaction from beginning.
+                connection.resetActiveStatements()
+                try? connection.run(.rollback)
+            }
+        }
         let changed = try changedStores(inOwnRead: scans)
         guard !changed.isEmpty else { return nil }
         // A commit that recorded no history (a purge, or a connection that is not Strata's), or one to a

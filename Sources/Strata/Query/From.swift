@@ -66,12 +66,6 @@ public struct From<E: Entity>: Sendable {
         self.where(keyPath == true)
     }
 
-    /// Orders the objects by a field, ascending, as `orderBy(.ascending(keyPath))` does:
-    /// `From<Person>().orderBy(\.name)`.
-    public func orderBy<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> From<E> {
-        orderBy(.ascending(keyPath))
-    }
-
     /// Fetches at most `count` objects.
     public func limit(_ count: Int) -> From<E> {
         var copy = self

@@ -38,11 +38,6 @@ public struct Query<E: Entity, Result: Sendable>: Sendable {
         self.where(keyPath == true)
     }
 
-    /// Orders the rows by a field, ascending.
-    public func orderBy<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>) -> Query<E, Result> {
-        orderBy(.ascending(keyPath))
-    }
-
     /// Groups rows by fields; aggregates are computed per group.
     public func groupBy(_ keyPaths: PartialKeyPath<E>...) -> Query<E, Result> {
         var copy = self

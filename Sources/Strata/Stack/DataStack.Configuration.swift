@@ -63,11 +63,13 @@ extension DataStack {
         /// already open then starts with its next write transaction.
         public var history: HistoryOptions?
         /// Called with the SQL text of every statement Strata runs, on the connection's own thread; values
-        /// are bound parameters and never appear in it. For debugging and logging; keep it fast: it runs
-        /// inside the access that ran the statement, and slows it. In a stack of several stores, the
-        /// statements that run under the lock every commit and the start of every read share (a `COMMIT`,
-        /// the start of a read) reach the trace just after that lock is let go, so a slow trace never
-        /// holds up the stack's other accesses.
+        /// are bound parameters and never appear in it. For debugging and logging; keep it fast, and never
+        /// wait in it for anything of the stack: it runs inside the access that ran the statement (a
+        /// transaction's on the writer's thread, which every write waits for), so a slow trace slows
+        /// them, and one that waits for another access of the stack can wait forever. In a stack of
+        /// several stores, the statements that run under the lock every commit and the start of every
+        /// read share (a `COMMIT`, the start of a read) reach the trace just after that lock is let go,
+        /// so a slow trace does not also hold up the reads.
         public var statementTrace: (@Sendable (String) -> Void)?
         /// The name of the stack in its metrics: the value of their `stack` dimension (default
         /// `"default"`), to tell apart several stacks of one process. Name the stack, never a stored value.

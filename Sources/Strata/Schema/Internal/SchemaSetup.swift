@@ -118,6 +118,14 @@ enum SchemaSetup {
     /// no data, so it comes without a new schema version), and drops the ones they replace. One read
     /// of the schema table when nothing is missing.
     private static func addMissingIndexes(_ connection: Connection, schema: Schema) throws(StrataError) {
+        let sql = SchemaSQL()
+        let graph = try SchemaGraph(schema: schema)
+        // A join table a store lacks: an older version of Strata took a one-way to-many for the inverse
+        // of another entity's to-one, and stored it in that to-one's column. It starts out empty.
+        let tables = try userTables(connection)
+        for join in graph.joinTables where !tables.contains(join.name) {
+            for statement in sql.create(join) { try connection.execute(statement) }
+        }
         let statement = try connection.makeStatement(
             "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
         var existing: Set<String> = []
@@ -125,8 +133,6 @@ enum SchemaSetup {
             if case .text(let name) = statement.value(at: 0) { existing.insert(name) }
         }
         statement.reset()
-        let sql = SchemaSQL()
-        let graph = try SchemaGraph(schema: schema)
         for entity in schema.entities {
             let wanted = sql.indexes(entity, graph: graph)
             for index in wanted where !existing.contains(index.name) {
