@@ -33,6 +33,27 @@ struct InverseBadge {
     @Relationship(inverse: \InverseVet.pets) var vet: InverseVet.ID?
 }
 
+/// Version 2 of the owner, vet and pet: the vet's one-way `pets` renamed to `patients`.
+enum InverseV2 {
+    @Entity(name: "InverseOwner")
+    struct Owner {
+        var name: String = ""
+        @Relationship var pets: Set<Pet.ID> = []
+    }
+
+    @Entity(name: "InverseVet")
+    struct Vet {
+        var name: String = ""
+        @Relationship(renamedFrom: "pets") var patients: Set<Pet.ID> = []
+    }
+
+    @Entity(name: "InversePet")
+    struct Pet {
+        var name: String = ""
+        @Relationship(inverse: \Owner.pets) var owner: Owner.ID?
+    }
+}
+
 @Suite("Inverse resolution")
 struct InverseResolutionTests {
     @Test("a to-many without an inverse never takes a to-one that points to another entity for its inverse")
@@ -87,6 +108,26 @@ struct InverseResolutionTests {
         }
         #expect(try await stack.fetchExisting(vet)?.pets == [pet])
         #expect(try await stack.fetchExisting(pet)?.owner == nil)
+        await stack.close()
+    }
+
+    @Test("a store made when the one-way to-many had no join table migrates, and the renamed relationship works")
+    func storeWithoutTheJoinTableMigrates() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("pets.sqlite")
+        let v1 = Schema("V1", InverseOwner.self, InverseVet.self, InversePet.self)
+        let v2 = Schema("V2", InverseV2.Owner.self, InverseV2.Vet.self, InverseV2.Pet.self)
+        let old = try await DataStack(v1, storage: SQLiteStore(path: path))
+        await old.close()
+        let connection = try Connection(path: path, options: Connection.Options())
+        try connection.execute("DROP TABLE \"InverseVet_pets\"")
+        connection.close()
+        let stack = try await DataStack(SchemaHistory(v1, v2), storage: SQLiteStore(path: path))
+        let vet = try await stack.perform { tx in
+            let pet = try tx.create(Into<InverseV2.Pet>()) { $0.name = "Rex" }
+            return try tx.create(Into<InverseV2.Vet>()) { $0.patients = [pet.id] }.id
+        }
+        #expect(try await stack.fetchExisting(vet)?.patients.count == 1)
         await stack.close()
     }
 }

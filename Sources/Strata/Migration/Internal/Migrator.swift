@@ -92,6 +92,7 @@ struct Migrator {
                 }
                 if state.version != plans.first?.source.version { plans = try path(for: state) }
             }
+            if let first = plans.first { try SchemaSetup.addMissingJoinTables(connection, schema: first.source) }
             let counts = try estimatedRows(plans, copiedOnly: true)
             var totals = Progress(total: zip(plans, counts).reduce(0) { sum, pair in
                 sum + pair.0.tables.filter { $0.action == .rebuild || $0.action == .transform }

@@ -117,15 +117,25 @@ enum SchemaSetup {
     /// Makes the indexes a store lacks because an older version of Strata made it (an index changes
     /// no data, so it comes without a new schema version), and drops the ones they replace. One read
     /// of the schema table when nothing is missing.
-    private static func addMissingIndexes(_ connection: Connection, schema: Schema) throws(StrataError) {
-        let sql = SchemaSQL()
-        let graph = try SchemaGraph(schema: schema)
-        // A join table a store lacks: an older version of Strata took a one-way to-many for the inverse
-        // of another entity's to-one, and stored it in that to-one's column. It starts out empty.
+    /// Makes the join tables of `schema` that the store lacks, empty, with their indexes: an older
+    /// version of Strata took a one-way to-many for the inverse of another entity's to-one, and stored
+    /// it in that to-one's column. Opening a store and migrating one both begin with it.
+    static func addMissingJoinTables(_ connection: Connection, schema: Schema) throws(StrataError) {
+        try addMissingJoinTables(connection, graph: SchemaGraph(schema: schema))
+    }
+
+    private static func addMissingJoinTables(_ connection: Connection, graph: SchemaGraph) throws(StrataError) {
         let tables = try userTables(connection)
+        let sql = SchemaSQL()
         for join in graph.joinTables where !tables.contains(join.name) {
             for statement in sql.create(join) { try connection.execute(statement) }
         }
+    }
+
+    private static func addMissingIndexes(_ connection: Connection, schema: Schema) throws(StrataError) {
+        let sql = SchemaSQL()
+        let graph = try SchemaGraph(schema: schema)
+        try addMissingJoinTables(connection, graph: graph)
         let statement = try connection.makeStatement(
             "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
         var existing: Set<String> = []
