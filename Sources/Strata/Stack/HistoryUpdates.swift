@@ -107,7 +107,7 @@ public struct HistoryUpdates: AsyncSequence, Sendable {
             self.signals = signals
             // The stack's change stream: its own commits and other connections' (it keeps the watch for
             // them running while it lives), ending when the stack closes.
-            let commits = stack?.observation.changeStream() ?? AsyncStream { $0.finish() }
+            let commits = stack?.observation.changeSubscription().stream ?? AsyncStream { $0.finish() }
             // Detached: the stack's own task, not the iterating task's priority and task-locals.
             relay = Task.detached {
                 for await _ in commits { continuation.yield() }

@@ -131,12 +131,8 @@ final class ObservationCenter: Sendable {
     }
 
     /// A stream of every change set committed from now on: this stack's, and an external one for each
-    /// commit of another connection noticed. The monitor runs while the stream lives.
-    func changeStream() -> AsyncStream<ChangeSet> {
-        changeSubscription().stream
-    }
-
-    /// A stream as ``changeStream()`` makes it, with the continuation that ends it.
+    /// commit of another connection noticed, with the continuation that ends it. The monitor runs while
+    /// the stream lives.
     func changeSubscription() -> CommitFeed.Subscription {
         state.withLock { state in
             state.streamCount += 1

@@ -17,19 +17,20 @@ enum UnsignedBounds {
     static func refusal<Root: Entity, V>(_ keyPath: KeyPath<Root, V>, _ operation: String, _ values: [Any]) -> StrataError? {
         guard let value = values.first(where: isBeyondInt64) else { return nil }
         let property = (try? ColumnResolver.column(for: keyPath).get())?.property ?? "a field"
-        let entity = Root.entityDescription.name
-        return StrataError(
-            .unsupportedQuery, "A filter orders \(entity).\(property) against \(value) (\(operation)): \(reason)",
-            entity: entity, field: property)
+        return refusal(entity: Root.entityDescription.name, property: property, operation, value)
     }
 
     /// The error for ordering `column` against `values` by `operation`, when one of them is beyond
     /// `Int64.max`.
     static func refusal(_ column: ColumnRef, _ operation: String, _ values: [Any]) -> StrataError? {
         guard let value = values.first(where: isBeyondInt64) else { return nil }
-        return StrataError(
-            .unsupportedQuery, "A filter orders \(column.entity).\(column.property) against \(value) (\(operation)): \(reason)",
-            entity: column.entity, field: column.property)
+        return refusal(entity: column.entity, property: column.property, operation, value)
+    }
+
+    private static func refusal(entity: String, property: String, _ operation: String, _ value: Any) -> StrataError {
+        StrataError(
+            .unsupportedQuery, "A filter orders \(entity).\(property) against \(value) (\(operation)): \(reason)",
+            entity: entity, field: property)
     }
 
     /// Why, and what to do instead.
