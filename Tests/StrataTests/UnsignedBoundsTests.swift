@@ -61,6 +61,47 @@ struct UnsignedBoundsTests {
         await stack.close()
     }
 
+    @Test("a format string's ordering against a UInt64 or UInt argument above Int64.max throws")
+    func formatBoundAboveInt64MaxRefused() async throws {
+        let stack = try await makeTallies()
+        let top = UInt64.max
+        let refused: [Where<UnsignedTally>] = [
+            Where("hits <= %@", top),
+            Where("hits < %d", top),
+            Where("%@ > hits", top),
+            Where("size <= %lu", UInt.max),
+            Where("bonus <= %@", top),
+            Where("hits BETWEEN %@", [0, top]),
+            Where("hits BETWEEN %@", UInt64(0)...top),
+            Where("hits BETWEEN {%d, %@}", 0, top),
+            Where("parent.hits < %@", top),
+            Where("hits IN %@", UInt64(1)...top),
+            Where("hits IN %@", UInt64(1)..<top),
+        ]
+        // Before, each bound was bound as -1 and matched no object.
+        for filter in refused {
+            let error = await expectStrataError(.invalidArgument) {
+                try await stack.fetchCount(From<UnsignedTally>().where(filter))
+            }
+            #expect(error?.message.contains("Int64.max") == true, "\(error?.message ?? "")")
+        }
+        func count(_ filter: Where<UnsignedTally>) async throws -> Int {
+            try await stack.fetchCount(From<UnsignedTally>().where(filter))
+        }
+        // Equality and IN stay exact; bounds up to Int64.max order as usual.
+        #expect(try await count(Where("hits == %@", top)) == 0)
+        #expect(try await count(Where("hits != %d", top)) == 2)
+        #expect(try await count(Where("hits IN %@", [UInt64(5), top])) == 1)
+        #expect(try await count(Where("hits <= %@", UInt64(Int64.max))) == 2)
+        #expect(try await count(Where("hits BETWEEN %@", UInt64(6)...UInt64(Int64.max))) == 1)
+        #expect(try await count(Where("hits IN %@", UInt64(6)..<UInt64(Int64.max))) == 1)
+        // A range argument is never walked element by element (before, looking for IDs in it
+        // allocated one element per integer and crashed the process).
+        #expect(try await count(Where("size BETWEEN %@", 0...Int.max)) == 2)
+        #expect(try await count(Where("size IN %@", Int.min..<Int.max)) == 2)
+        await stack.close()
+    }
+
     @Test("equality, in, and ordering bounds up to Int64.max stay exact")
     func exactComparisons() async throws {
         let stack = try await makeTallies()

@@ -100,6 +100,10 @@ enum FormatArgument {
             guard let argument else { continue }
             if argument is any StoreTaggedValue {
                 ids.append(argument)
+            } else if argument is any DatabaseValueConvertible || argument is Substring || argument is any FormatRangeArgument {
+                // A value (a text or data is a sequence too) or a range (`0...Int.max` would be walked
+                // element by element): no IDs inside.
+                continue
             } else if let sequence = argument as? any Sequence {
                 ids += elements(of: sequence).filter { $0 is any StoreTaggedValue }
             }
@@ -122,14 +126,18 @@ enum FormatArgument {
 protocol FormatRangeArgument {
     var formatBounds: (DatabaseValue, DatabaseValue) { get }
     var includesUpperBound: Bool { get }
+    /// Whether a bound is a `UInt64` or `UInt` above `Int64.max` (see ``UnsignedBounds``).
+    var holdsBeyondInt64: Bool { get }
 }
 
 extension ClosedRange: FormatRangeArgument where Bound: DatabaseValueConvertible {
     var formatBounds: (DatabaseValue, DatabaseValue) { (lowerBound.databaseValue, upperBound.databaseValue) }
     var includesUpperBound: Bool { true }
+    var holdsBeyondInt64: Bool { UnsignedBounds.isBeyondInt64(lowerBound) || UnsignedBounds.isBeyondInt64(upperBound) }
 }
 
 extension Range: FormatRangeArgument where Bound: DatabaseValueConvertible {
     var formatBounds: (DatabaseValue, DatabaseValue) { (lowerBound.databaseValue, upperBound.databaseValue) }
     var includesUpperBound: Bool { false }
+    var holdsBeyondInt64: Bool { UnsignedBounds.isBeyondInt64(lowerBound) || UnsignedBounds.isBeyondInt64(upperBound) }
 }

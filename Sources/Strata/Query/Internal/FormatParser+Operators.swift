@@ -30,6 +30,9 @@ extension FormatParser {
         }
         try checkTypes(left, right, operatorToken)
         try checkTypes(right, left, operatorToken)
+        if comparison.orders, left.beyondInt64 || right.beyondInt64 {
+            throw UnsignedBounds.formatRefusal(operatorToken.text, at: operatorToken.position)
+        }
         // A value on the left and a key on the right: `30 < age` is `age > 30`.
         if case .value = lhs, case .column = rhs {
             return .compare(rhs, flipped(comparison), lhs)
@@ -141,9 +144,11 @@ extension FormatParser {
             return .inList(lhs, values, negated: false)
         case .object(.closedRange(let lower, let upper)):
             for value in [lower, upper] { try checkType(of: value, against: left, right, operatorToken) }
+            if right.beyondInt64 { throw UnsignedBounds.formatRefusal(operatorToken.text, at: operatorToken.position) }
             return .between(lhs, .value(lower), .value(upper))
         case .object(.halfOpenRange(let lower, let upper)):
             for value in [lower, upper] { try checkType(of: value, against: left, right, operatorToken) }
+            if right.beyondInt64 { throw UnsignedBounds.formatRefusal(operatorToken.text, at: operatorToken.position) }
             return .and(.compare(lhs, .greaterOrEqual, .value(lower)), .compare(lhs, .less, .value(upper)))
         case .object(.scalar(let value)):
             throw FormatError(
@@ -169,6 +174,7 @@ extension FormatParser {
             let (elements, brace) = try parseList(after: operatorToken)
             var expressions: [SQLExpression] = []
             for element in elements {
+                if element.beyondInt64 { throw UnsignedBounds.formatRefusal(operatorToken.text, at: operatorToken.position) }
                 let bound = try scalar(element, for: operatorToken)
                 if case .value(let value) = bound { try checkType(of: value, against: left, element, operatorToken) }
                 expressions.append(bound)
@@ -178,6 +184,7 @@ extension FormatParser {
         } else {
             let right = try expectOperand(after: operatorToken)
             boundsToken = right.token
+            if right.beyondInt64 { throw UnsignedBounds.formatRefusal(operatorToken.text, at: operatorToken.position) }
             switch right.operand {
             case .object(.collection(let values)):
                 for value in values { try checkType(of: value, against: left, right, operatorToken) }

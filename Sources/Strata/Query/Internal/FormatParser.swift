@@ -24,6 +24,9 @@ struct FormatParser {
     struct Located {
         let operand: Operand
         let token: FormatToken
+        /// Whether the operand's argument is (or holds) a `UInt64` or `UInt` above `Int64.max`, which
+        /// an ordering comparison refuses (see ``UnsignedBounds``).
+        var beyondInt64 = false
     }
 
     /// A `[c]`, `[d]` or `[cd]` after an operator.
@@ -249,6 +252,7 @@ struct FormatParser {
     mutating func parseOperand() throws(FormatError) -> Located? {
         let token = current
         let operand: Operand
+        var beyondInt64 = false
         if case .keyword(let word) = token.kind, [.nil, .null, .true, .yes, .false, .no].contains(word),
             entity.fields.contains(where: { $0.property == token.text }) || entity.derived.contains(where: { $0.property == token.text })
         {
@@ -275,6 +279,7 @@ struct FormatParser {
             operand = .value(.text(value))
         case .specifier(let specifier):
             let argument = arguments[argumentIndex]
+            beyondInt64 = specifier != .key && UnsignedBounds.holdsBeyondInt64(argument)
             argumentIndex += 1
             let number = argumentIndex
             switch specifier {
@@ -294,7 +299,7 @@ struct FormatParser {
             return nil
         }
         _ = advance()
-        return Located(operand: operand, token: token)
+        return Located(operand: operand, token: token, beyondInt64: beyondInt64)
     }
 
     func column(_ key: String, at token: FormatToken, viaArgument: Bool) throws(FormatError) -> Operand {

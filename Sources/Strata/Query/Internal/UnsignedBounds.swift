@@ -12,6 +12,27 @@ enum UnsignedBounds {
         return false
     }
 
+    /// Whether a format-string argument is, or holds (a sequence's element, a range's bound), an integer
+    /// that `Int64` cannot hold.
+    static func holdsBeyondInt64(_ argument: (any Sendable)?) -> Bool {
+        guard let argument else { return false }
+        if isBeyondInt64(argument) { return true }
+        if let range = argument as? any FormatRangeArgument { return range.holdsBeyondInt64 }
+        if argument is any DatabaseValueConvertible || argument is Substring { return false }
+        if let sequence = argument as? any Sequence { return anyBeyondInt64(sequence) }
+        return false
+    }
+
+    private static func anyBeyondInt64<S: Sequence>(_ sequence: S) -> Bool {
+        sequence.contains { isBeyondInt64($0) }
+    }
+
+    /// The message of a format string's refusal: `operation` (its token) at `position` orders against
+    /// such a value.
+    static func formatRefusal(_ operation: String, at position: Int) -> FormatError {
+        FormatError("'\(operation)' at position \(position) orders against a value above Int64.max: \(reason)", position: position)
+    }
+
     /// The error for ordering the field at `keyPath` against `values` by `operation` ("<=", "between"),
     /// when one of them is beyond `Int64.max`.
     static func refusal<Root: Entity, V>(_ keyPath: KeyPath<Root, V>, _ operation: String, _ values: [Any]) -> StrataError? {
