@@ -62,8 +62,9 @@ extension Where {
     /// ## Errors
     ///
     /// The initializer cannot throw: a malformed format string, an unknown key, a wrong number of
-    /// arguments or an argument the key's column cannot hold (text for an integer key, a number for a
-    /// text key; numbers compare with integer and real keys alike) makes the fetch that uses the filter
+    /// arguments, an argument the key's column cannot hold (text for an integer key, a number for a
+    /// text key; numbers compare with integer and real keys alike) or an ordering (`<`, `BETWEEN`, `IN`
+    /// a range) against a `UInt64` or `UInt` above `Int64.max` (stored as a negative number) makes the fetch that uses the filter
     /// throw a ``StrataError`` with code ``StrataError/Code/invalidArgument``. Its message gives the reason and
     /// the character offset, followed by the format string and a caret under the offending spot:
     /// ```
