@@ -12,9 +12,20 @@ final class Statement {
     /// carry the connection's tag.
     var tagColumn: Int32 = -1
 
+    /// The UTF-8 offset in `sql` where the prepared statement ends: SQLite prepares the first statement
+    /// of a text and ignores the rest (``Connection/rawRows(sql:arguments:)`` refuses a text that holds
+    /// more than one).
+    let endOffset: Int
+
     init(connection: Connection, sql: String) throws(StrataError) {
         var statement: OpaquePointer?
-        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        var endOffset = 0
+        let rc = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v3(connection.handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            endOffset = tail.map { text.distance(to: $0) } ?? 0
+            return rc
+        }
         guard rc == SQLITE_OK, let statement else {
             throw connection.error(rc: rc, sql: sql)
         }
@@ -22,6 +33,7 @@ final class Statement {
         self.sql = sql
         self.connection = connection
         self.columnCount = sqlite3_column_count(statement)
+        self.endOffset = endOffset
     }
 
     deinit {

@@ -1,0 +1,95 @@
+internal import CSQLite
+internal import Foundation
+
+/// Raw SQL reads: one read-only query, its arguments bound, its rows as values.
+extension Connection {
+    /// The rows of `sql`, a single `SELECT`, `WITH … SELECT` or `VALUES` query, with `arguments` bound
+    /// to its parameters in order.
+    ///
+    /// Anything else is refused before it runs: a statement that writes, a transaction or savepoint
+    /// statement, `ATTACH`, a `PRAGMA` (some change the connection), or a text holding a second
+    /// statement. Strata tracks every change its own writes make; a raw write would bypass that.
+    /// Reads at most `limit` rows when one is given.
+    func rawRows(sql: String, arguments: [DatabaseValue], limit: Int = .max) throws(StrataError) -> [SQLRow] {
+        let statement = try rawQuery(sql, arguments: arguments)
+        let count = statement.columnCount
+        var columns: [String] = []
+        columns.reserveCapacity(Int(count))
+        for index in 0..<count {
+            columns.append(sqlite3_column_name(statement.handle, index).map { String(cString: $0) } ?? "")
+        }
+        var rows: [SQLRow] = []
+        do {
+            while rows.count < limit, try statement.step() {
+                var values: [DatabaseValue] = []
+                values.reserveCapacity(Int(count))
+                for index in 0..<count { values.append(statement.value(at: index)) }
+                rows.append(SQLRow(columns: columns, values: values))
+            }
+        } catch {
+            statement.reset()
+            throw error
+        }
+        statement.reset()
+        return rows
+    }
+
+    /// The prepared, checked and bound statement of a raw query.
+    private func rawQuery(_ sql: String, arguments: [DatabaseValue]) throws(StrataError) -> Statement {
+        guard let keyword = Self.leadingKeyword(sql) else {
+            throw StrataError(.invalidArgument, "The SQL text holds no statement; pass one SELECT, WITH or VALUES query.")
+        }
+        guard ["SELECT", "WITH", "VALUES"].contains(keyword) else {
+            throw Self.notAQuery(sql, "it starts with \(keyword)")
+        }
+        let statement = try cachedStatement(sql)
+        guard sqlite3_stmt_readonly(statement.handle) != 0, statement.columnCount > 0 else {
+            throw Self.notAQuery(sql, "it writes")
+        }
+        if statement.endOffset < sql.utf8.count {
+            let rest = String(decoding: sql.utf8.dropFirst(statement.endOffset), as: UTF8.self)
+            if Self.leadingKeyword(rest) != nil {
+                throw StrataError(
+                    .invalidArgument,
+                    "The SQL text holds more than one statement; pass one query per call (found \"\(rest.prefix(60))\" after the first).",
+                    sql: sql)
+            }
+        }
+        let parameters = Int(sqlite3_bind_parameter_count(statement.handle))
+        guard parameters == arguments.count else {
+            throw StrataError(
+                .invalidArgument,
+                "The SQL has \(parameters) parameter\(parameters == 1 ? "" : "s") but \(arguments.count) argument"
+                    + "\(arguments.count == 1 ? " was" : "s were") given; pass one argument per ?, in order.",
+                sql: sql)
+        }
+        try statement.bind(arguments)
+        return statement
+    }
+
+    private static func notAQuery(_ sql: String, _ reason: String) -> StrataError {
+        StrataError(
+            .unsupportedQuery,
+            "Raw SQL runs one read-only query (SELECT, WITH or VALUES), but \(reason). Write through a transaction's "
+                + "create, edit and delete, which Strata tracks for observation and history.",
+            sql: sql)
+    }
+
+    /// The first word of `sql` in upper case, after white space and comments; `nil` when there is none.
+    static func leadingKeyword(_ sql: String) -> String? {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace || $0 == ";" }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                guard let end = rest.range(of: "*/") else { return nil }
+                rest = rest[end.upperBound...]
+            } else {
+                break
+            }
+        }
+        let word = rest.prefix { $0.isLetter }
+        return word.isEmpty ? (rest.isEmpty ? nil : String(rest.prefix(1))) : word.uppercased()
+    }
+}
