@@ -159,6 +159,15 @@ struct ReadmeExamplesTests {
         #expect(oldest == 42)
         #expect(perAge.first! == (0, 3))
 
+        let grown = try await stack.fetchRows(
+            sql: "SELECT age, count(*) AS people FROM Person WHERE age >= ? GROUP BY age ORDER BY age", arguments: [18])
+        let byAge = grown.map { ($0["age", as: Int.self]!, $0["people", as: Int.self]!) }
+        let named = try await stack.read { r in
+            try r.fetchValue(Int.self, sql: "SELECT count(*) FROM Person WHERE name LIKE ?", arguments: ["A%"])
+        }
+        #expect(byAge.last! == (42, 1))
+        #expect(named != nil)
+
         // Errors
         try await stack.perform { tx in try tx.create(Into<Person>()) { $0.email = "taken@example.com" } }
         var reported: (String, String)?
