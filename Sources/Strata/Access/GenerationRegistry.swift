@@ -28,6 +28,9 @@ final class GenerationRegistry: Sendable {
 
     private struct State {
         var held: [UInt64: Held] = [:]
+        /// The give-back tasks of generations released and not yet back in their pool, which
+        /// ``close()`` hands over to be awaited.
+        var ending: [UInt64: Task<Void, Never>] = [:]
         var lastCheck: ContinuousClock.Instant?
         var checkInterval: Duration
         var isClosed = false
@@ -87,11 +90,19 @@ final class GenerationRegistry: Sendable {
         }
     }
 
-    /// Forgets a generation that was released.
-    func unregister(_ token: UInt64) {
+    /// Forgets a generation that was released, and starts `giveBack` (which returns its connection) in a
+    /// task that ``close()`` awaits until it has run. Returns the task.
+    func unregister(_ token: UInt64, giveBack: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         state.withLock { state in
             state.held[token] = nil
             heldAtomic.store(state.held.count, ordering: .relaxed)
+            // Made under the lock, so that the task's own removal, which takes it, comes after.
+            let task = Task {
+                await giveBack()
+                self.state.withLock { _ = $0.ending.removeValue(forKey: token) }
+            }
+            if !state.isClosed { state.ending[token] = task }
+            return task
         }
     }
 
@@ -128,16 +139,18 @@ final class GenerationRegistry: Sendable {
         }
     }
 
-    /// Closes the registry when the stack closes: later generations are refused, and the ones held are
-    /// returned for the caller to end.
-    func close() -> [(token: UInt64, reader: ReaderConnection)] {
+    /// Closes the registry when the stack closes: later generations are refused, the ones held are
+    /// returned for the caller to end, and the give-back tasks of those released but not yet back, for
+    /// the caller to await.
+    func close() -> (held: [(token: UInt64, reader: ReaderConnection)], ending: [Task<Void, Never>]) {
         state.withLock { state in
             state.isClosed = true
             defer {
                 state.held.removeAll()
+                state.ending.removeAll()
                 heldAtomic.store(0, ordering: .relaxed)
             }
-            return state.held.map { ($0.key, $0.value.reader) }
+            return (state.held.map { ($0.key, $0.value.reader) }, Array(state.ending.values))
         }
     }
 

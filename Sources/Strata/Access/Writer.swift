@@ -206,6 +206,7 @@ actor Writer {
         // A second close finds the turn closed by the first: the connection is closed already.
         guard case .success = await Task(operation: { try await turn.acquire() }).result else { return }
         rollback()
+        if !files.isTemporary { connection.checkpointBeforeClose() }
         connection.close()
         _ = turn.close(Connection.closedError)
         // The thread ends once this job returns; a later call runs on a short-lived thread and throws.

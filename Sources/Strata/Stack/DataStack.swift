@@ -48,6 +48,8 @@ public final class DataStack: Sendable {
     let connectionOptions: Connection.Options
     /// The turn to add a store (``addStorage(_:progress:)``): one at a time.
     let addingStore = LeasePool<Void>(idle: [()])
+    /// The one run of closing that every ``close()`` (and the deinit) awaits.
+    private let closing = Locked<Task<Void, Never>?>(nil)
     let logger: Logger
     let observation: ObservationCenter
 
@@ -328,13 +330,14 @@ public final class DataStack: Sendable {
     /// What ``close()`` closes.
     private var parts: Parts {
         Parts(
-            addingStore: addingStore, observation: observation, writer: writer, readers: readers, cursors: cursors,
+            closing: closing, addingStore: addingStore, observation: observation, writer: writer, readers: readers, cursors: cursors,
             generationReaders: generationReaders, generations: generations, feed: feed, files: files)
     }
 
     /// The parts of a stack that closing closes, apart from the stack: ``close()`` and a released
     /// stack's deinit close them the same way.
     private struct Parts: Sendable {
+        let closing: Locked<Task<Void, Never>?>
         let addingStore: LeasePool<Void>
         let observation: ObservationCenter
         let writer: Writer
@@ -345,7 +348,19 @@ public final class DataStack: Sendable {
         let feed: CommitFeed
         let files: StoreFiles
 
+        /// Closes once: a second `close()` (or the deinit) while one runs awaits that one, so that
+        /// none returns before everything is closed.
         func close() async {
+            let run = closing.withLock { running in
+                if let running { return running }
+                let run = Task { await closeParts() }
+                running = run
+                return run
+            }
+            await run.value
+        }
+
+        private func closeParts() async {
             writer.beginClosing()
             _ = addingStore.close(Connection.closedError)
             await observation.close()
@@ -355,9 +370,12 @@ public final class DataStack: Sendable {
             await cursors.close()
             // The generations still held end: their connections close, their later uses throw stackClosed.
             await generationReaders.close()
-            for held in generations.close() {
+            let (held, ending) = generations.close()
+            for held in held {
                 await held.reader.unpin(held.token, returningTo: generationReaders)
             }
+            // Generations released just before, whose connections are on their way back.
+            for giveBack in ending { await giveBack.value }
             feed.finish()
             files.removeIfTemporary()
         }

@@ -303,19 +303,19 @@ public final class ReadGeneration: Sendable {
         // Copied, so that the task does not capture `self` (this runs in `deinit` too).
         let token = self.token
         let pool = self.pool
-        let (task, isNew) = state.withLock { state -> (Task<Void, Never>?, Bool) in
+        let registry = self.registry
+        return state.withLock { state -> Task<Void, Never>? in
             switch state.phase {
             case .pinned(let reader), .lost(let reader, _):
                 state.phase = .ended(ending)
-                let task = Task { await reader.unpin(token, returningTo: pool) }
+                // The registry keeps the task until it has run, for the stack's close() to await.
+                let task = registry.unregister(token) { await reader.unpin(token, returningTo: pool) }
                 state.giveBack = task
-                return (task, true)
+                return task
             case .ended:
-                return (state.giveBack, false)
+                return state.giveBack
             }
         }
-        if isNew { registry.unregister(token) }
-        return task
     }
 
     private static func endedError(_ ending: Ending) -> any Error {

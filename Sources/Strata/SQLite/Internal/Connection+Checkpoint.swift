@@ -40,4 +40,18 @@ extension Connection {
         walPages.pages = 0
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
+
+    /// Before the write connection closes: copies the WAL into the database files, so that the files
+    /// hold every commit once the stack is closed, even when a reader's connection, which cannot
+    /// checkpoint, closes after the writer's and leaves the WAL behind (copying the database file
+    /// alone would otherwise lose the commits still in the WAL). It empties the WAL when no reader
+    /// still needs any of it and otherwise copies what it can, never waiting: a reader that holds an
+    /// older state (a read generation, a read running in another process) keeps its part in the WAL.
+    func checkpointBeforeClose() {
+        guard !isClosed, !isInTransaction else { return }
+        sqlite3_busy_timeout(handle, 0)
+        if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) != SQLITE_OK {
+            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        }
+    }
 }
