@@ -33,6 +33,15 @@ enum CMV3 {
     }
 }
 
+/// `a_b` alone and `a` then `b` would both be indexed as `Clash_a_b_index`.
+@Entity(name: "Clash")
+struct CClash {
+    #Index<CClash>([\.a, \.b])
+    @Field(.indexed) var a_b: Int = 0
+    var a: Int = 0
+    var b: Int = 0
+}
+
 @Suite("Unique constraints and indexes over several fields: schema checks, version locks, migrations", .timeLimit(.minutes(1)))
 struct CompositeMigrationTests {
     static let v1 = Schema("V1", CMV1.Member.self)
@@ -86,6 +95,29 @@ struct CompositeMigrationTests {
         let stack = try await DataStack(Self.v1, storage: SQLiteStore(path: path))
         #expect(try await stack.fetchCount(From<CMV1.Member>()) == 3)
         await stack.close()
+    }
+
+    @Test("a transform that gives objects the same values fails the step naming the constraint; the store is unchanged")
+    func transformBreaksConstraint() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("members.sqlite")
+        try await makeV1Store(path, [("Ada", "Lovelace"), ("Ada", "Byron")])
+        let step = MigrationStep(from: "V1", to: "V2", .transform(CMV2.Member.self) { old, member in
+            member.firstName = try old.value("firstName")
+            member.lastName = "Same"
+        })
+        let error = await expectStrataError(.invalidMigration) {
+            try await DataStack(SchemaHistory(Self.v1, Self.v2, steps: [step]), storage: SQLiteStore(path: path))
+        }
+        #expect(error?.entity == "Member" && error?.fields == ["firstName", "lastName"], "\(String(describing: error))")
+        #expect(try storeValue(path, "SELECT group_concat(lastName) FROM (SELECT lastName FROM Member ORDER BY id)") == "Lovelace,Byron")
+        #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
+    }
+
+    @Test("index names that two indexes would share (a column name with an underscore) are refused when the stack opens")
+    func indexNameClash() async throws {
+        let error = await expectStrataError(.invalidArgument) { try await DataStack(Schema("V1", CClash.self), storage: InMemoryStore()) }
+        #expect(error?.message.contains("'Clash_a_b_index'") == true, "\(String(describing: error))")
     }
 
     @Test("a migration removes a constraint and an index dropped from the schema; objects may then share the values")

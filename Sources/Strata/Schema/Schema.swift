@@ -294,7 +294,17 @@ public struct Schema: Sendable {
         let sql = SchemaSQL()
         for entity in entities {
             try claim(entity.name, by: "entity \(entity.name)")
-            for index in sql.indexes(entity, graph: graph) { try claim(index.name, by: "an index of \(entity.name)") }
+            let indexes = sql.indexes(entity, graph: graph)
+            for (offset, index) in indexes.enumerated()
+            where indexes[..<offset].contains(where: { $0.name.lowercased() == index.name.lowercased() }) {
+                // Index names join columns with `_`: columns `a_b` and `c` give the name that `a` and `b_c` give.
+                throw StrataError(
+                    .invalidArgument,
+                    "Entity \(entity.name) needs the index name '\(index.name)' for two different indexes, because a column name "
+                        + "holds an underscore. Give that field another column with @Field(column:).",
+                    entity: entity.name)
+            }
+            for index in indexes { try claim(index.name, by: "an index of \(entity.name)") }
         }
         for join in graph.joinTables {
             try claim(join.name, by: "a join table")

@@ -102,7 +102,6 @@ struct SchemaSQL {
         for fields in entity.indexes {
             let columns = entity.columns(of: fields)
             let index = "\(entity.name)_\(columns.joined(separator: "_"))_index"
-            guard !indexes.contains(where: { $0.name == index }) else { continue }
             indexes.append((index,
                 "CREATE INDEX \(dialect.quote(index)) ON \(table) (\(columns.map(dialect.quote).joined(separator: ", ")))"))
         }
