@@ -120,6 +120,24 @@ struct CompositeMigrationTests {
         #expect(error?.message.contains("'Clash_a_b_index'") == true, "\(String(describing: error))")
     }
 
+    @Test("the forecast names the constraints and indexes a step adds and removes")
+    func forecast() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("members.sqlite")
+        try await makeV1Store(path, [("Ada", "Lovelace")])
+        let forecast = try await DataStack.forecast(SchemaHistory(Self.v1, Self.v2, Self.v3), storage: SQLiteStore(path: path))
+        try #require(forecast.steps.count == 2)
+        let adding = try #require(forecast.steps[0].entities.first)
+        #expect(adding.addedUniqueConstraints == [["firstName", "lastName"]] && adding.addedIndexes == [["lastName", "firstName"]])
+        #expect(adding.removedUniqueConstraints.isEmpty && adding.removedIndexes.isEmpty)
+        let removing = try #require(forecast.steps[1].entities.first)
+        #expect(removing.removedUniqueConstraints == [["firstName", "lastName"]] && removing.removedIndexes == [["lastName", "firstName"]])
+        #expect(removing.addedUniqueConstraints.isEmpty && removing.addedIndexes.isEmpty)
+        #expect(forecast.description.contains("adds Member.age, adds #Unique(firstName, lastName), #Index(lastName, firstName)"), "\(forecast)")
+        #expect(forecast.description.contains("V2 → V3: Member inferred (in place, no rows copied; removes #Unique(firstName, lastName), "
+            + "#Index(lastName, firstName))"), "\(forecast)")
+    }
+
     @Test("a migration removes a constraint and an index dropped from the schema; objects may then share the values")
     func migrationRemoves() async throws {
         let directory = try TemporaryDirectory()
