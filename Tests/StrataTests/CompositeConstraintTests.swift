@@ -70,6 +70,7 @@ struct CompositeConstraintTests {
         #expect(CMember.entityDescription.indexes == [["lastName", "firstName"]])
         #expect(CNested.Tagged.entityDescription.uniqueConstraints == [["a", "b"]])
         #expect(CNested.Tagged.entityDescription.indexes == [["b", "a"]])
+        #expect(CNested.Tagged.entityDescription.description == "Tagged { a: integer = 0, b: integer = 0, #Unique(a, b), #Index(b, a) }")
         let lists = CContactLists.entityDescription
         #expect(lists.uniqueConstraints.isEmpty && lists.indexes.isEmpty)
         #expect(lists.field(forProperty: "email")?.isUnique == true && lists.field(forProperty: "code")?.isIndexed == true)
