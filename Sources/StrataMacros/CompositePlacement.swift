@@ -17,6 +17,8 @@ enum CompositePlacement {
                     return false
                 }
                 reason = isEntity ? nil : "the enclosing struct has no @Entity attribute"
+            } else if enclosing.is(ExtensionDeclSyntax.self) {
+                reason = "@Entity does not see an extension: move it into the struct's body"
             } else {
                 reason = enclosing.asProtocol((any DeclGroupSyntax).self) != nil
                     ? "the enclosing type is not a struct" : "it is not in a type's body"

@@ -127,5 +127,21 @@ struct CompositeDiagnosticsTests {
                     "#Unique applies in the body of an @Entity struct, which reads it; the enclosing struct has no @Entity attribute",
                     line: 2, column: 5)
             ])
+        assertStrataExpansion(
+            """
+            extension Plain {
+                #Index<Plain>([\\.name, \\.city])
+            }
+            """,
+            expandedSource: """
+                extension Plain {
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "#Index applies in the body of an @Entity struct, which reads it; @Entity does not see an extension: "
+                        + "move it into the struct's body",
+                    line: 2, column: 5)
+            ])
     }
 }

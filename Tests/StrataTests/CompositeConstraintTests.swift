@@ -45,6 +45,15 @@ enum CNested {
     }
 }
 
+/// A seat is upserted by its code; no two seats share a row and a number.
+@Entity(name: "Seat")
+struct CSeat {
+    #Unique<CSeat>([\.row, \.number])
+    @Field(.unique) var code: String = ""
+    var row: Int = 0
+    var number: Int = 0
+}
+
 let compositeSchema = Schema("V1", CClub.self, CMember.self)
 
 /// The indexes of a store's user tables: name → "table(columns) unique?".
@@ -170,6 +179,31 @@ struct CompositeConstraintTests {
             try await stack.perform { tx in _ = try tx.create(Into<CMember>()) { $0.firstName = "Bo"; $0.club = club; $0.nickname = "Ace" } }
         }
         #expect(error?.fields == ["club", "nickname"])
+        await stack.close()
+    }
+
+    @Test("upsertAll keys on one unique field; a source that breaks a constraint over several fields fails the call naming them")
+    func upsertBreaksConstraint() async throws {
+        let (stack, _) = try await makeStack(.inMemory, schema: Schema("V1", CSeat.self))
+        let seats = [("A1", 1, 1), ("A2", 1, 2), ("A1", 1, 3)]
+        let result = try await stack.perform { tx in
+            try tx.upsertAll(Into<CSeat>(), from: seats, uniqueBy: \.code) { source, seat in
+                (seat.code, seat.row, seat.number) = source
+            }
+        }
+        #expect(result.insertedIDs.count == 2 && result.updated.count == 1)
+        do {
+            try await stack.perform { tx in
+                try tx.upsertAll(Into<CSeat>(), from: [("B7", 1, 2)], uniqueBy: \.code) { source, seat in
+                    (seat.code, seat.row, seat.number) = source
+                }
+            }
+            Issue.record("the upsert broke the constraint over row and number")
+        } catch let error as ImportError {
+            let underlying = try #require(error.underlying as? StrataError)
+            #expect(underlying.code == .uniqueConstraint && underlying.fields == ["row", "number"], "\(underlying)")
+        }
+        #expect(try await stack.fetchCount(From<CSeat>()) == 2)
         await stack.close()
     }
 
