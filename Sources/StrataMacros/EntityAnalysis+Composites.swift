@@ -10,7 +10,7 @@ extension EntityAnalysis {
         let node: MacroExpansionDeclSyntax
     }
 
-    /// The composite declaration `decl` is, if it is `#Unique` or `#Index` (or `#Strata.` either).
+    /// The composite declaration `decl` is, if it is `#Unique` or `#Index`.
     static func compositeDeclaration(_ decl: DeclSyntax) -> CompositeDeclaration? {
         guard let expansion = decl.as(MacroExpansionDeclSyntax.self) else { return nil }
         let name = expansion.macroName.text
