@@ -26,6 +26,10 @@ struct EntityAnalysis {
     var derived: [DerivedField] = []
     /// The computed instance properties whose key path the generated code can form, in declaration order.
     var virtualProperties: [VirtualProperty] = []
+    /// The unique constraints declared with `#Unique`, as lists of property names, in source order.
+    var uniqueConstraints: [[String]] = []
+    /// The indexes declared with `#Index`, as lists of property names, in source order.
+    var indexes: [[String]] = []
     /// The problems found, in source order.
     var diagnostics: [Diagnostic] = []
     /// The lowercased column names seen so far, with the property that uses each.
@@ -56,15 +60,19 @@ struct EntityAnalysis {
             diagnose(node, .nestedInGeneric(generic))
         }
         readEntityName(node, structName: structDecl.name)
+        var composites: [CompositeDeclaration] = []
         for member in structDecl.memberBlock.members {
             if let variable = member.decl.as(VariableDeclSyntax.self) {
                 analyze(variable)
             } else if let ifConfig = member.decl.as(IfConfigDeclSyntax.self) {
                 diagnoseStoredProperties(in: ifConfig)
+            } else if let composite = Self.compositeDeclaration(member.decl) {
+                composites.append(composite)
             }
         }
         checkDerivedRelationships()
-        // Derived fields are checked once every property is known: put their problems back in source order.
+        analyzeComposites(composites)
+        // Derived fields and composite lists are checked once every property is known: put their problems back in source order.
         diagnostics = diagnostics.enumerated()
             .sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
             .map(\.element)

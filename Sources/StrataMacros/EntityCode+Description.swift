@@ -1,7 +1,8 @@
 /// The generated `entityDescription`.
 extension EntityCode {
     /// `static let entityDescription = Strata.EntityDescription(...)`, one description per line; the
-    /// `toMany:`, `derived:` and `virtualProperties:` arguments only when they are not empty.
+    /// `toMany:`, `derived:`, `virtualProperties:`, `uniqueConstraints:` and `indexes:` arguments only when
+    /// they are not empty.
     var entityDescription: [String] {
         var lines: [String] = []
         var current =
@@ -27,6 +28,10 @@ extension EntityCode {
         }
         if let renamed = analysis.entityRenamedFrom {
             current += ", renamedFrom: \(literal(renamed))"
+        }
+        for (label, lists) in [("uniqueConstraints", analysis.uniqueConstraints), ("indexes", analysis.indexes)] where !lists.isEmpty {
+            let written = lists.map { "[" + $0.map(literal).joined(separator: ", ") + "]" }
+            current += ", \(label): [\(written.joined(separator: ", "))]"
         }
         return lines + [current + ")"]
     }

@@ -57,6 +57,16 @@ enum StrataDiagnostic: DiagnosticMessage {
     case derivedCountNotInteger(String)
     case derivedNotOptional(String, function: String)
 
+    // MARK: Unique constraints and indexes over several fields
+    case compositeMisplaced(macro: String, reason: String)
+    case compositeForeignType(macro: String, written: String, typeName: String)
+    case compositeNotList(macro: String)
+    case compositeEmpty(macro: String)
+    case compositeNotKeyPath(macro: String, typeName: String)
+    case compositeNotStored(String, kind: String?, macro: String, typeName: String)
+    case compositeRepeatedField(String, macro: String)
+    case compositeDuplicate(macro: String)
+
     var message: String {
         switch self {
         case .notAStruct(let kind):
@@ -157,6 +167,25 @@ enum StrataDiagnostic: DiagnosticMessage {
             "derived count '\(name)' must have an integer type, such as Int"
         case .derivedNotOptional(let name, let function):
             "derived \(function) '\(name)' must be optional: it is nil when there are no related objects"
+        case .compositeMisplaced(let macro, let reason):
+            "#\(macro) applies in the body of an @Entity struct, which reads it; \(reason)"
+        case .compositeForeignType(let macro, let written, let typeName):
+            "\(macro)\(written) must name the entity that declares it: write \(macro)<\(typeName)>"
+        case .compositeNotList(let macro):
+            "each argument of \(macro) must be an array literal of key paths, like [\\.firstName, \\.lastName]"
+        case .compositeEmpty(let macro):
+            "\(macro) needs at least one field in each list, like [\\.firstName, \\.lastName]"
+        case .compositeNotKeyPath(let macro, let typeName):
+            "each field of \(macro) must be a key path literal naming a stored property of '\(typeName)', like \\.email"
+        case .compositeNotStored(let name, let kind, let macro, let typeName):
+            kind.map { "'\(name)' is \($0), not a column: \(macro) lists stored fields (attributes, coded fields, to-one relationships)" }
+                ?? "'\(typeName)' has no stored property '\(name)'; \(macro) lists stored fields (attributes, coded fields, to-one relationships)"
+        case .compositeRepeatedField(let name, let macro):
+            "'\(name)' appears twice in this \(macro) list; name each field once"
+        case .compositeDuplicate(let macro):
+            macro == "#Unique"
+                ? "this #Unique list has the same fields as one declared before; remove one"
+                : "this #Index list is the same as one declared before; remove one"
         }
     }
 
@@ -204,6 +233,14 @@ enum StrataDiagnostic: DiagnosticMessage {
             case .derivedNotToMany: "derivedNotToMany"
             case .derivedCountNotInteger: "derivedCountNotInteger"
             case .derivedNotOptional: "derivedNotOptional"
+            case .compositeMisplaced: "compositeMisplaced"
+            case .compositeForeignType: "compositeForeignType"
+            case .compositeNotList: "compositeNotList"
+            case .compositeEmpty: "compositeEmpty"
+            case .compositeNotKeyPath: "compositeNotKeyPath"
+            case .compositeNotStored: "compositeNotStored"
+            case .compositeRepeatedField: "compositeRepeatedField"
+            case .compositeDuplicate: "compositeDuplicate"
             }
         return MessageID(domain: "StrataMacros", id: id)
     }

@@ -2,7 +2,8 @@ import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
 /// The compiler plugin that provides Strata's macros: `@Entity`, and the property attributes it reads —
-/// `@Field`, `@Relationship`, `@Coded` and `@Derived`.
+/// `@Field`, `@Relationship`, `@Coded` and `@Derived` — and the
+/// declarations it reads from its body, `#Unique` and `#Index`.
 @main
 struct StrataMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
@@ -11,5 +12,7 @@ struct StrataMacrosPlugin: CompilerPlugin {
         RelationshipMacro.self,
         CodedMacro.self,
         DerivedMacro.self,
+        UniqueMacro.self,
+        IndexMacro.self,
     ]
 }

@@ -11,6 +11,8 @@ let strataMacros: [String: MacroSpec] = [
     "Relationship": MacroSpec(type: RelationshipMacro.self),
     "Coded": MacroSpec(type: CodedMacro.self),
     "Derived": MacroSpec(type: DerivedMacro.self),
+    "Unique": MacroSpec(type: UniqueMacro.self),
+    "Index": MacroSpec(type: IndexMacro.self),
 ]
 
 /// Expands `@Entity` and the property attributes in `source` and records an issue at the caller for every difference

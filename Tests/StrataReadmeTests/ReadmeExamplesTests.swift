@@ -45,6 +45,18 @@ enum Status: String, DatabaseValueConvertible { case draft, published }
     var title: String = ""
 }
 
+@Entity struct Member {
+    #Unique<Member>([\.firstName, \.lastName], [\.club, \.nickname])
+    #Index<Member>([\.lastName, \.firstName])
+    var firstName: String = ""
+    var lastName: String = ""
+    var nickname: String?
+    @Relationship var club: Club.ID?
+}
+@Entity struct Club {
+    var name: String = ""
+}
+
 /// A new directory for one test's store files; the test removes it.
 func readmeDirectory() throws -> URL {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID())")

@@ -50,6 +50,16 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
         /// The fields and relationships the step renames, keeping their values (declared in the step with
         /// ``MigrationChange/renameField(_:from:to:)`` or on the type with `renamedFrom:`).
         public let renamedFields: [RenamedField]
+        /// The unique constraints over several fields (``Unique(_:)``) the step adds to an entity it keeps,
+        /// by the destination version's property names: the step fails if existing objects break one.
+        /// Empty for ``Kind/create`` and ``Kind/delete``.
+        public internal(set) var addedUniqueConstraints: [[String]] = []
+        /// The unique constraints over several fields the step removes, by the source version's names.
+        public internal(set) var removedUniqueConstraints: [[String]] = []
+        /// The indexes over several fields (``Index(_:)``) the step adds, by the destination version's names.
+        public internal(set) var addedIndexes: [[String]] = []
+        /// The indexes over several fields the step removes, by the source version's names.
+        public internal(set) var removedIndexes: [[String]] = []
     }
 
     /// A field or relationship a step renames.
@@ -79,7 +89,8 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
     }
 
     /// The steps in one line: per entity, its kind, the rows it works through (an entity changed in
-    /// place says that no rows are copied) and the fields it removes, adds and renames, as in
+    /// place says that no rows are copied), the fields it removes, adds and renames, and the unique
+    /// constraints and indexes over several fields it adds and removes (`adds #Unique(firstName, lastName)`), as in
     /// `V1 → V2: Todo rebuild (2 rows; removes Todo.done, adds Todo.isDone), Post create (0 rows),
     /// Tag inferred (in place, no rows copied; renames Tag.name to Tag.label)`.
     public var description: String {
@@ -93,6 +104,8 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
                     change.addedFields.isEmpty ? nil : "adds " + change.addedFields.map { "\(change.entity).\($0)" }.joined(separator: ", "),
                     change.renamedFields.isEmpty ? nil : "renames "
                         + change.renamedFields.map { "\(source).\($0.from) to \(change.entity).\($0.to)" }.joined(separator: ", "),
+                    Self.constraints("adds", change.addedUniqueConstraints, change.addedIndexes),
+                    Self.constraints("removes", change.removedUniqueConstraints, change.removedIndexes),
                 ].compactMap { $0 }
                 return "\(change.entity) \(change.kind.rawValue) ("
                     + (change.kind == .inferred ? "in place, no rows copied" : "\(change.rows) row\(change.rows == 1 ? "" : "s")")
@@ -100,5 +113,11 @@ public struct MigrationForecast: Sendable, CustomStringConvertible {
             }.joined(separator: ", ")
                 + (step.customChanges > 0 ? ", \(step.customChanges) custom change\(step.customChanges == 1 ? "" : "s")" : "")
         }.joined(separator: "; ")
+    }
+
+    /// `adds #Unique(firstName, lastName), #Index(lastName, firstName)`, or `nil` when there are none.
+    private static func constraints(_ verb: String, _ unique: [[String]], _ indexes: [[String]]) -> String? {
+        let written = unique.map { "#Unique(\($0.joined(separator: ", ")))" } + indexes.map { "#Index(\($0.joined(separator: ", ")))" }
+        return written.isEmpty ? nil : "\(verb) " + written.joined(separator: ", ")
     }
 }

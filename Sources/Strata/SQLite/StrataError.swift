@@ -110,8 +110,14 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public let sql: String?
     /// The entity involved, when known.
     public let entity: String?
-    /// The field (property name) involved, when known.
+    /// The field (property name) involved, when known; the first of ``fields`` when several are.
     public let field: String?
+    /// Every field (property name) involved, in order: all the fields of a unique constraint over several
+    /// fields (``Unique(_:)``) that a write broke, or that a migration could not add; otherwise ``field``
+    /// alone, or none.
+    public var fields: [String] { severalFields ?? field.map { [$0] } ?? [] }
+    /// The fields of a constraint over several fields, when the error is about one.
+    var severalFields: [String]?
     /// The message with the stored values it quotes left out, for logs and spans; `nil` when the message
     /// quotes none (Strata's messages name entities, fields and IDs).
     var messageWithoutValues: String?
@@ -143,7 +149,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "StrataError.\(code): \(message)"
         if let entity {
-            text += " [entity: \(entity)\(field.map { ", field: \($0)" } ?? "")]"
+            let named = fields.count > 1 ? ", fields: \(fields.joined(separator: ", "))" : field.map { ", field: \($0)" } ?? ""
+            text += " [entity: \(entity)\(named)]"
         }
         if let extendedCode {
             text += " [SQLite code \(sqliteCode ?? extendedCode & 0xFF), extended \(extendedCode)]"
@@ -162,6 +169,14 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             code, "\(message) (\(place))", sqliteCode: sqliteCode, extendedCode: extendedCode, sql: sql, entity: entity,
             field: field)
         error.messageWithoutValues = messageWithoutValues.map { "\($0) (\(place))" }
+        error.severalFields = severalFields
+        return error
+    }
+
+    /// The same error, about the constraint over these fields (``fields``); ``field`` is the first.
+    func naming(fields: [String]) -> StrataError {
+        var error = self
+        error.severalFields = fields.count > 1 ? fields : nil
         return error
     }
 
@@ -171,6 +186,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
             code, message, sqliteCode: sqliteCode, extendedCode: extendedCode, sql: sql,
             entity: self.entity ?? entity, field: self.field ?? field)
         error.messageWithoutValues = messageWithoutValues
+        error.severalFields = severalFields
         return error
     }
 }

@@ -104,3 +104,60 @@ public macro Derived(minimum attribute: AnyKeyPath, over relationship: AnyKeyPat
 @attached(peer)
 public macro Derived(maximum attribute: AnyKeyPath, over relationship: AnyKeyPath) =
     #externalMacro(module: "StrataMacros", type: "DerivedMacro")
+
+/// Declares uniqueness constraints over several fields, in the body of an ``Entity(name:renamedFrom:)``
+/// struct, as SwiftData's `#Unique` does:
+///
+/// ```swift
+/// @Entity struct Member {
+///     #Unique<Member>([\.firstName, \.lastName], [\.email])
+///     var firstName: String = ""
+///     var lastName: String = ""
+///     var email: String? = nil
+/// }
+/// ```
+///
+/// Each argument is one constraint: no two objects may hold the same values in all of its fields (two
+/// members may share a first name, or a last name, not both). A transaction that breaks one throws
+/// ``StrataError/Code/uniqueConstraint`` naming the entity and every field of the constraint
+/// (``StrataError/fields``), and rolls back. The fields are stored fields of the struct: attributes,
+/// coded fields and to-one relationships; the macro reports a to-many relationship, a derived field, a
+/// computed property, an empty list, a field named twice in a list, a constraint declared twice, or a
+/// generic argument other than the struct, at compile time.
+///
+/// As in SQLite, `nil` is no value: two objects whose constraint holds a `nil` in an optional field
+/// never conflict, whatever their other fields hold.
+///
+/// A list of one field is the field's ``FieldOption/unique`` option: `#Unique<Member>([\.email])` and
+/// `@Field(.unique) var email` make the same table, and declaring both makes it once. Each constraint
+/// over several fields is a unique index named `<Entity>_<column>_<column>_unique`; adding or removing
+/// one is a schema change (a new version, which a migration infers: it refuses a new constraint that
+/// existing objects break, naming their IDs). Imports keep one unique key field:
+/// ``Transaction/upsertAll(_:from:uniqueBy:policy:_:)`` and ``ImportableUniqueObject``
+/// do not look objects up by a constraint over several fields.
+@freestanding(declaration)
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "StrataMacros", type: "UniqueMacro")
+
+/// Declares indexes over several fields, in the body of an ``Entity(name:renamedFrom:)`` struct, as
+/// SwiftData's `#Index` does:
+///
+/// ```swift
+/// @Entity struct Member {
+///     #Index<Member>([\.lastName, \.firstName], [\.joined])
+///     var firstName: String = ""
+///     var lastName: String = ""
+///     var joined: Date = .distantPast
+/// }
+/// ```
+///
+/// Each argument is one index, over its fields in the order given (an index on `lastName, firstName`
+/// serves queries that filter or sort by `lastName`, or by both). The fields are stored fields of the
+/// struct, as for ``Unique(_:)``, which reports the same mistakes at compile time. A list of one field
+/// is the field's ``FieldOption/indexed`` option; a list that a ``Unique(_:)`` constraint has in the
+/// same order is left out (the unique index serves the same queries). Each index over several fields is
+/// named `<Entity>_<column>_<column>_index`; adding or removing one is a schema change, which a
+/// migration infers.
+@freestanding(declaration)
+public macro Index<T>(_ indexes: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "StrataMacros", type: "IndexMacro")

@@ -11,8 +11,9 @@ public struct FieldDescription: Sendable, Hashable {
     public let storageClass: StorageClass
     /// Whether the column accepts `NULL`.
     public let isOptional: Bool
-    /// The options declared with ``Field(column:_:renamedFrom:)``.
-    public let options: Set<FieldOption>
+    /// The options declared with ``Field(column:_:renamedFrom:)``, and ``Unique(_:)`` or ``Index(_:)``
+    /// lists of this field alone.
+    public internal(set) var options: Set<FieldOption>
     /// The declared default value, as stored, when one was declared.
     public private(set) var defaultValue: DatabaseValue?
     /// Whether a fresh value is computed for every created object.

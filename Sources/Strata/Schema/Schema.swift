@@ -77,6 +77,13 @@ public struct Schema: Sendable {
                     + (relationship.inverse ?? ""))
             }
             members += entity.derived.map { ($0.property, "\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))") }
+            // Constraints and indexes over several fields, under names no property has (`#Unique(a,b)`).
+            members += entity.uniqueConstraints.map {
+                ("#Unique(\($0.joined(separator: ",")))", "unique:" + entity.columns(of: $0).joined(separator: "+"))
+            }
+            members += entity.indexes.map {
+                ("#Index(\($0.joined(separator: ",")))", "index:" + entity.columns(of: $0).joined(separator: "+"))
+            }
             locked[entity.name] = members.sorted { $0.0 < $1.0 }
                 .map { "\(VersionLock.escaped($0.0))=\(Self.fnv1a($0.1).suffix(8))" }
                 .joined(separator: " ")
@@ -136,7 +143,20 @@ public struct Schema: Sendable {
                 "\($0.property)=\($0.function.rawValue)(\($0.relationship).\($0.attribute ?? ""))"
             }
             return "\(entity.name)(\(fields.joined(separator: ",")))[\(toMany.joined(separator: ","))]{\(derived.joined(separator: ","))}"
+                + Self.compositesText(entity)
         }.joined(separator: ";")
+    }
+
+    /// The unique constraints and indexes over several fields, by their columns in order, sorted: empty
+    /// when the entity has none, so that the hash of a schema without them is the one it had before
+    /// they existed.
+    private static func compositesText(_ entity: EntityDescription) -> String {
+        var text = ""
+        let unique = entity.uniqueConstraints.map { entity.columns(of: $0).joined(separator: "+") }.sorted()
+        if !unique.isEmpty { text += "<unique:\(unique.joined(separator: ","))>" }
+        let indexes = entity.indexes.map { entity.columns(of: $0).joined(separator: "+") }.sorted()
+        if !indexes.isEmpty { text += "<index:\(indexes.joined(separator: ","))>" }
+        return text
     }
 
     private static func name(of option: FieldOption) -> String {
@@ -218,9 +238,32 @@ public struct Schema: Sendable {
                     entity: entity.name, field: field.property)
             }
         }
+        for entity in entities { try validateComposites(entity) }
         let graph = try SchemaGraph(schema: self)
         try validateGeneratedNames(graph)
         try validateConfigurations(graph)
+    }
+
+    /// Refuses a unique constraint or an index over several fields (``EntityDescription/uniqueConstraints``,
+    /// ``EntityDescription/indexes``) that is empty, repeats a field or names no stored field: the
+    /// macro refuses them at compile time, a description written by hand here.
+    private func validateComposites(_ entity: EntityDescription) throws(StrataError) {
+        for (kind, lists) in [("unique constraint", entity.uniqueConstraints), ("index", entity.indexes)] {
+            for list in lists {
+                let problem: String? =
+                    if list.isEmpty { "lists no field" }
+                    else if let name = list.first(where: { entity.field(forProperty: $0) == nil }) {
+                        "names '\(name)', which is not a stored field of \(entity.name) (attributes, coded fields and "
+                            + "to-one relationships are)"
+                    } else if Set(list).count != list.count { "names a field twice" }
+                    else { nil }
+                guard let problem else { continue }
+                throw StrataError(
+                    .invalidArgument,
+                    "The \(kind) [\(list.joined(separator: ", "))] of \(entity.name) \(problem). List stored fields, each once.",
+                    entity: entity.name, field: list.first)
+            }
+        }
     }
 
     /// Refuses a schema in which a name Strata makes (the hidden position column of an ordered
@@ -251,7 +294,17 @@ public struct Schema: Sendable {
         let sql = SchemaSQL()
         for entity in entities {
             try claim(entity.name, by: "entity \(entity.name)")
-            for index in sql.indexes(entity, graph: graph) { try claim(index.name, by: "an index of \(entity.name)") }
+            let indexes = sql.indexes(entity, graph: graph)
+            for (offset, index) in indexes.enumerated()
+            where indexes[..<offset].contains(where: { $0.name.lowercased() == index.name.lowercased() }) {
+                // Index names join columns with `_`: columns `a_b` and `c` give the name that `a` and `b_c` give.
+                throw StrataError(
+                    .invalidArgument,
+                    "Entity \(entity.name) needs the index name '\(index.name)' for two different indexes, because a column name "
+                        + "holds an underscore. Give that field another column with @Field(column:).",
+                    entity: entity.name)
+            }
+            for index in indexes { try claim(index.name, by: "an index of \(entity.name)") }
         }
         for join in graph.joinTables {
             try claim(join.name, by: "a join table")

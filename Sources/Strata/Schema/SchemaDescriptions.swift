@@ -10,7 +10,8 @@ extension Schema: CustomStringConvertible {
 }
 
 extension EntityDescription: CustomStringConvertible {
-    /// The entity and its members in declaration order, each with what was declared about it:
+    /// The entity and its members in declaration order, each with what was declared about it, then its
+    /// unique constraints and indexes over several fields (`#Unique(firstName, lastName)`):
     ///
     /// ```
     /// Post (entity "Article") { title: text = '' (column "headline"), slug: text unique = '',
@@ -31,6 +32,8 @@ extension EntityDescription: CustomStringConvertible {
             members.append("\(derived.property): \(derived.function.rawValue)(\(over))")
         }
         for property in virtualProperties { members.append("\(property): virtual") }
+        for list in uniqueConstraints { members.append("#Unique(\(list.joined(separator: ", ")))") }
+        for list in indexes { members.append("#Index(\(list.joined(separator: ", ")))") }
         let title = name == typeName ? typeName : "\(typeName) (entity \"\(name)\")"
         return "\(title) { \(members.joined(separator: ", ")) }"
     }

@@ -39,7 +39,8 @@ extension ImportableObject {
 /// }
 /// ```
 ///
-/// The key is a field declared `@Field(.unique)`. Existing objects are looked up a few hundred keys
+/// The key is a field declared `@Field(.unique)` (or in a one-field ``Unique(_:)`` list); a unique
+/// constraint over several fields cannot be the key, though imports that break one fail naming it. Existing objects are looked up a few hundred keys
 /// per query. When your import code writes other objects of the same entity (a category importing
 /// its parent), the sources after it are looked up again, a window at a time that starts at one
 /// source and doubles while no source writes another object. When several sources of one call name

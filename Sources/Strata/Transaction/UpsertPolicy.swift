@@ -87,6 +87,11 @@ extension Transaction {
     /// ``importUniqueObjects(_:from:)``. A source whose key is `nil` (an optional key) is always
     /// inserted: SQLite's `NULL`s never conflict.
     ///
+    /// The key is one field: a unique constraint over several fields (``Unique(_:)``) is not a key here
+    /// (a one-field `#Unique` list is, being the field's ``FieldOption/unique``). A source that breaks
+    /// such a constraint fails the call with an ``ImportError`` whose `underlying` error is a
+    /// ``StrataError/Code/uniqueConstraint`` naming its fields (``StrataError/fields``).
+    ///
     /// - Throws: ``StrataError/Code/invalidArgument`` for a key that is not a field declared
     ///   `@Field(.unique)`, a policy naming something that is not a field, or an entity with
     ///   relationships; ``ImportError`` naming the index of the source that failed.

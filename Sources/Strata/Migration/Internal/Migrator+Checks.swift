@@ -93,6 +93,32 @@ extension Migrator {
         }
     }
 
+    /// A unique constraint over several fields a migration is about to create: the entity, and the
+    /// properties and columns of the constraint, in order.
+    typealias UniqueCheck = (entity: String, properties: [String], columns: [String])
+
+    /// Refuses a unique constraint over several fields (a new ``Unique(_:)``, or one of a rebuilt table)
+    /// that the table's objects break, naming the IDs of up to ten of them, before its index is made. Rows
+    /// with a `nil` in any of the fields never conflict (SQLite's rule for unique indexes).
+    func checkUnique(_ check: UniqueCheck) throws(StrataError) {
+        let table = dialect.quote(check.entity)
+        let columns = check.columns.map(dialect.quote).joined(separator: ", ")
+        let notNull = check.columns.map { "\(dialect.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+        let statement = try connection.makeStatement(
+            "SELECT group_concat(\"id\", ', ') FROM (SELECT \"id\" FROM \(table) WHERE (\(columns)) IN "
+                + "(SELECT \(columns) FROM \(table) WHERE \(notNull) GROUP BY \(columns) HAVING count(*) > 1) "
+                + "ORDER BY \"id\" LIMIT 10)")
+        guard try statement.step(), case .text(let ids) = statement.value(at: 0) else { return }
+        let fields = check.properties.spokenList
+        throw StrataError(
+            .invalidMigration,
+            "\(check.entity) gets a unique constraint over \(fields), but objects share values of all of them (IDs \(ids)"
+                + "\(ids.split(separator: ",").count == 10 ? ", …" : "")). Make the values unique in a .transform or an "
+                + "earlier step, or delete the duplicates with .deleteObjects; nothing was changed.",
+            entity: check.entity, field: check.properties.first
+        ).naming(fields: check.properties)
+    }
+
     /// `PRAGMA foreign_key_check`: any row pointing at an object that does not exist fails the migration,
     /// naming the object and the relationship (read through `graph`, the destination version's).
     func checkForeignKeys(_ graph: SchemaGraph?) throws(StrataError) {

@@ -126,10 +126,13 @@ extension Migrator {
                         }
                     let count = worksThroughRows ? table.source.map { rows[$0.name] ?? 0 } ?? 0 : 0
                     let fields = table.fieldChanges
+                    let constraints = table.constraintChanges
                     entities.append(MigrationForecast.EntityChange(
                         entity: table.name, sourceEntity: table.source?.name, kind: kind, rows: count,
                         removedFields: fields.removed, addedFields: fields.added,
-                        renamedFields: fields.renamed.map { MigrationForecast.RenamedField(from: $0.old, to: $0.new) }))
+                        renamedFields: fields.renamed.map { MigrationForecast.RenamedField(from: $0.old, to: $0.new) },
+                        addedUniqueConstraints: constraints.addedUnique, removedUniqueConstraints: constraints.removedUnique,
+                        addedIndexes: constraints.addedIndexes, removedIndexes: constraints.removedIndexes))
                 }
                 steps.append(MigrationForecast.Step(
                     source: plan.source.version, destination: plan.destination.version, entities: entities,

@@ -319,7 +319,10 @@ struct Migrator {
                 break
             }
         }
-        try reconcileIndexes(wantedIndexes)
+        let uniqueChecks = plan.tables.compactMap(\.destination).flatMap { entity in
+            sql.uniqueIndexes(entity).map { (name: $0.name, check: (entity: entity.name, properties: $0.properties, columns: $0.columns)) }
+        }
+        try reconcileIndexes(wantedIndexes, checking: Dictionary(uniqueChecks, uniquingKeysWith: { a, _ in a }))
         for (number, move) in plan.linkMoves.enumerated() {
             try writeLinks(move, from: Self.linksName(number), graph: plan.destinationGraph)
         }
@@ -345,8 +348,11 @@ struct Migrator {
     /// it is (by name, table and definition: SQLite keeps an index's name when its table or column is
     /// renamed, so a name may now belong to another table, or cover another column), then creates the
     /// wanted ones missing. All drops come first: a name a renamed table's index still has may be one a
-    /// new table wants.
-    private func reconcileIndexes(_ wanted: [String: [(name: String, statement: String)]]) throws(StrataError) {
+    /// new table wants. A unique index over several fields created anew (`checking`, by name) is first
+    /// checked for objects that break it (``checkUnique(_:)``).
+    private func reconcileIndexes(
+        _ wanted: [String: [(name: String, statement: String)]], checking: [String: UniqueCheck]
+    ) throws(StrataError) {
         let statement = try connection.makeStatement(
             "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
         var existing: [(name: String, table: String, sql: String)] = []
@@ -372,6 +378,7 @@ struct Migrator {
         }
         for (_, indexes) in wanted.sorted(by: { $0.key < $1.key }) {
             for index in indexes where !kept.contains(index.name) {
+                if let check = checking[index.name] { try checkUnique(check) }
                 try connection.execute(index.statement)
             }
         }

@@ -170,13 +170,29 @@ final class StoreContext: Sendable {
         return entity
     }
 
-    /// The entity and property named first in the `table.column` list of a SQLite constraint message
-    /// (what follows "UNIQUE constraint failed: "), or `nil` when it names none.
+    /// The entity and the properties named in the `table.column` list of a SQLite constraint message
+    /// (what follows "UNIQUE constraint failed: "): one for a field's own constraint, several for a unique
+    /// constraint over several fields (``Unique(_:)``), in its order; `nil` when it names none.
     ///
     /// Entity and column names may hold dots and commas themselves (`@Entity(name: "app.Person")`), so
-    /// the list is matched against the schema's own `table.column` names, the longest one it starts
+    /// each item is matched against the schema's own `table.column` names, the longest one it starts
     /// with winning; a table the schema does not know is split at its first dot.
-    func describeConstraint(columns list: Substring) -> (entity: String, field: String?)? {
+    func describeConstraint(columns list: Substring) -> (entity: String, fields: [String])? {
+        var rest = list
+        var named: (entity: String, fields: [String])?
+        while !rest.isEmpty {
+            guard let (entity, field, length) = firstConstraintColumn(rest) else { break }
+            if named == nil { named = (entity, []) }
+            if named?.entity == entity { named?.fields.append(field) }
+            rest = rest.dropFirst(length)
+            guard rest.hasPrefix(", ") else { break }
+            rest = rest.dropFirst(2)
+        }
+        return named
+    }
+
+    /// The entity and property of the `table.column` that `list` starts with, and its length.
+    private func firstConstraintColumn(_ list: Substring) -> (entity: String, field: String, length: Int)? {
         var best: (length: Int, entity: String, field: String)?
         for entity in schema.entities {
             let columns: [(column: String, property: String)] = [("id", "id")] + entity.fields.map { ($0.column, $0.property) }
@@ -188,9 +204,9 @@ final class StoreContext: Sendable {
                 best = (name.count, entity.name, property)
             }
         }
-        if let best { return (best.entity, best.field) }
+        if let best { return (best.entity, best.field, best.length) }
         let first = list.prefix { $0 != "," }
         guard let dot = first.firstIndex(of: ".") else { return nil }
-        return (String(first[..<dot]), String(first[first.index(after: dot)...]))
+        return (String(first[..<dot]), String(first[first.index(after: dot)...]), first.count)
     }
 }

@@ -76,7 +76,8 @@ struct SchemaSQL {
     }
 
     /// The indexes of an entity's table, by name: indexed fields and foreign keys that are not unique
-    /// (a unique column has SQLite's own index). The foreign key of an ordered to-many's members is
+    /// (a unique column has SQLite's own index), then the unique constraints and indexes over several
+    /// fields (``uniqueIndexes(_:)``; an index `<entity>_<column>_<column>_index`). The foreign key of an ordered to-many's members is
     /// indexed with their position, so that appending one (which reads the largest position among
     /// the owner's members) takes one index lookup, not a scan of the owner's members.
     func indexes(_ entity: EntityDescription, graph: SchemaGraph) -> [(name: String, statement: String)] {
@@ -95,7 +96,28 @@ struct SchemaSQL {
                 indexes.append((index, "CREATE INDEX \(dialect.quote(index)) ON \(table) (\(dialect.quote(field.column)))"))
             }
         }
+        for constraint in uniqueIndexes(entity) {
+            indexes.append((constraint.name, constraint.statement))
+        }
+        for fields in entity.indexes {
+            let columns = entity.columns(of: fields)
+            let index = "\(entity.name)_\(columns.joined(separator: "_"))_index"
+            indexes.append((index,
+                "CREATE INDEX \(dialect.quote(index)) ON \(table) (\(columns.map(dialect.quote).joined(separator: ", ")))"))
+        }
         return indexes
+    }
+
+    /// The unique indexes of an entity's unique constraints over several fields (``EntityDescription/uniqueConstraints``),
+    /// named `<entity>_<column>_<column>_unique`, with the properties and columns of each.
+    func uniqueIndexes(_ entity: EntityDescription) -> [(name: String, statement: String, properties: [String], columns: [String])] {
+        entity.uniqueConstraints.map { fields in
+            let columns = entity.columns(of: fields)
+            let index = "\(entity.name)_\(columns.joined(separator: "_"))_unique"
+            let statement = "CREATE UNIQUE INDEX \(dialect.quote(index)) ON \(dialect.quote(entity.name)) "
+                + "(\(columns.map(dialect.quote).joined(separator: ", ")))"
+            return (index, statement, fields, columns)
+        }
     }
 
     /// The index an older version of Strata made where ``indexes(_:graph:)`` now makes `name` (the

@@ -160,8 +160,9 @@ enum SchemaSetup {
     }
 
     /// What differs between the store's tables and `schema`, for a message: entities without a table,
-    /// columns one side lacks, tables of entities the schema lacks; when the columns all match, that
-    /// a field's type or an option differs.
+    /// columns one side lacks, indexes one side lacks (a unique constraint or an index over several fields
+    /// added or removed), tables of entities the schema lacks; when all of these match, that a field's
+    /// type or an option differs.
     static func differences(_ connection: Connection, schema: Schema) -> String {
         guard let graph = try? SchemaGraph(schema: schema), let tables = try? userTables(connection) else {
             return "its entities, fields or options differ"
@@ -179,6 +180,7 @@ enum SchemaSetup {
             let extra = stored.filter { !expected.contains($0) }
             if !missing.isEmpty { found.append("\(entity.name)'s table lacks \(missing.joined(separator: ", "))") }
             if !extra.isEmpty { found.append("\(entity.name)'s table has \(extra.joined(separator: ", ")), which the schema lacks") }
+            if missing.isEmpty && extra.isEmpty { found += indexDifferences(connection, entity: entity, graph: graph) }
         }
         let known = Set(schema.entities.map(\.name) + graph.joinTables.map(\.name))
         let others = tables.filter { !known.contains($0) && !$0.hasPrefix("strata_") }.sorted()
@@ -186,6 +188,27 @@ enum SchemaSetup {
         guard found.isEmpty else { return found.joined(separator: "; ") }
         return "the tables have the columns the schema declares, so a field's type, optionality, uniqueness, index, "
             + "default or relationship differs"
+    }
+
+    /// The indexes an entity's table lacks or has beyond the schema's (a unique constraint or an index
+    /// over several fields added or removed), for a message.
+    private static func indexDifferences(_ connection: Connection, entity: EntityDescription, graph: SchemaGraph) -> [String] {
+        let sql = SchemaSQL()
+        let wanted = sql.indexes(entity, graph: graph).map(\.name)
+        guard let statement = try? connection.makeStatement(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
+        else { return [] }
+        try? statement.bind(.text(entity.name), at: 1)
+        var stored: [String] = []
+        while (try? statement.step()) == true {
+            if case .text(let name) = statement.value(at: 0) { stored.append(name) }
+        }
+        let missing = wanted.filter { !stored.contains($0) && !stored.contains(sql.supersededIndex($0) ?? $0) }
+        let extra = stored.filter { name in !wanted.contains(name) && !wanted.contains { sql.supersededIndex($0) == name } }
+        var found: [String] = []
+        if !missing.isEmpty { found.append("\(entity.name)'s table lacks the index(es) \(missing.joined(separator: ", "))") }
+        if !extra.isEmpty { found.append("\(entity.name)'s table has the index(es) \(extra.joined(separator: ", ")), which the schema lacks") }
+        return found
     }
 
     /// The column names of a table, in order.
