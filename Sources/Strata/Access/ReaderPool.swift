@@ -25,7 +25,13 @@ final class ReaderPool: Sendable {
     private let created = Locked<[ThreadExecutor]>([])
     /// The connections lent out now, when ``closesLeased`` (a pool of cursors, whose leases last across
     /// the consumer's awaits): closing the pool closes them too.
-    private let leased = Locked<[ObjectIdentifier: ReaderConnection]>([:])
+    private let leased = Locked<Lent>(Lent())
+    /// The connections lent out, and whether ``close()`` took them (a connection lent after that must
+    /// be closed by its borrower).
+    private struct Lent {
+        var readers: [ObjectIdentifier: ReaderConnection] = [:]
+        var isClosed = false
+    }
     /// Whether ``close()`` also closes the connections lent out (see ``leased``).
     private let closesLeased: Bool
     let capacity: Int
@@ -80,9 +86,7 @@ final class ReaderPool: Sendable {
         }
         switch grant {
         case .resource(let reader):
-            metrics?.inUse.increment()
-            noteLeased(reader)
-            return reader
+            return try await lend(reader)
         case .create:
             let reader: ReaderConnection
             do {
@@ -102,10 +106,23 @@ final class ReaderPool: Sendable {
                 throw closed
             }
             created.withLock { $0.append(reader.executor) }
-            metrics?.inUse.increment()
-            noteLeased(reader)
-            return reader
+            return try await lend(reader)
         }
+    }
+
+    /// Lends `reader` out. A pool of cursors records it, so that ``close()`` closes it; when `close()`
+    /// has already taken its list (the grant came just before), the connection is closed here and the
+    /// call throws `stackClosed`, as every read of a closed stack does.
+    private func lend(_ reader: ReaderConnection) async throws -> ReaderConnection {
+        metrics?.inUse.increment()
+        guard noteLeased(reader) else {
+            metrics?.inUse.decrement()
+            _ = leases.release(reader)
+            await reader.close()
+            await reader.executor.stopped()
+            throw leases.closedError ?? Connection.closedError
+        }
+        return reader
     }
 
     /// Waits for a lease, timed in `strata_reader_wait` when there are metrics.
@@ -142,14 +159,19 @@ final class ReaderPool: Sendable {
         leases.creationFailed()
     }
 
-    private func noteLeased(_ reader: ReaderConnection) {
-        guard closesLeased else { return }
-        leased.withLock { $0[ObjectIdentifier(reader)] = reader }
+    /// Records a connection lent out; `false` when the pool closed and its borrower must close it.
+    private func noteLeased(_ reader: ReaderConnection) -> Bool {
+        guard closesLeased else { return true }
+        return leased.withLock { lent in
+            guard !lent.isClosed else { return false }
+            lent.readers[ObjectIdentifier(reader)] = reader
+            return true
+        }
     }
 
     private func noteReturned(_ reader: ReaderConnection) {
         guard closesLeased else { return }
-        leased.withLock { $0[ObjectIdentifier(reader)] = nil }
+        leased.withLock { $0.readers[ObjectIdentifier(reader)] = nil }
     }
 
     /// Closes idle connections now and busy ones when their lease ends (a pool that ``closesLeased``:
@@ -160,9 +182,10 @@ final class ReaderPool: Sendable {
         for reader in idle { await reader.close() }
         // A pool of cursors closes the connections lent out too, each once the batch it reads (if any)
         // is done: the next batch of their iteration throws `stackClosed`, and the files are free.
-        let lent = leased.withLock { leased in
-            defer { leased.removeAll() }
-            return Array(leased.values)
+        let lent = leased.withLock { lent in
+            lent.isClosed = true
+            defer { lent.readers.removeAll() }
+            return Array(lent.readers.values)
         }
         for reader in lent { await reader.close() }
         // A released connection runs its deinit on its executor (on a short-lived thread once the

@@ -178,8 +178,21 @@ extension DataStack {
 
     /// Throws `historyUnavailable` unless the stores keep a history: this stack's, or one another stack
     /// turned on since this one opened (looked for here when this stack has not seen it yet).
+    ///
+    /// Whether a store has history tables is read on a reader first: only when one has does the writer
+    /// take its turn to follow it, so a read of a stack without history never waits behind the queued
+    /// transactions to throw.
     func checkHistory() async throws {
-        if !writer.recordsHistory { try await writer.lookForHistory() }
+        if !writer.recordsHistory {
+            let stores = store.allStores
+            let kept = try await readers.read { connection throws(StrataError) in
+                for store in stores where try HistoryStore(schemaName: store.builder.schemaName).exists(connection) {
+                    return true
+                }
+                return false
+            }
+            if kept { try await writer.lookForHistory() }
+        }
         guard writer.recordsHistory else {
             throw StrataError(
                 .historyUnavailable,

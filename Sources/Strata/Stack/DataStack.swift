@@ -14,7 +14,9 @@ import Tracing
 ///
 /// A stack is `Sendable`: share one across tasks, actors and request handlers. Its guarantees:
 /// 1. Writes run one at a time, in the order they reach the writer, each atomically.
-/// 2. A read never waits for a write in progress, and sees only committed states.
+/// 2. A read never waits for a write transaction in progress, and sees only committed states. (In a
+///    stack of several stores, and for an observation's fetch, a read's start may wait for the
+///    `COMMIT` statement that ends a transaction, so that it sees the commit in every store or in none.)
 /// 3. Every read (a fetch, with its prefetches; ``read(_:)``; an observation's fetch) is one read
 ///    transaction and sees one committed state throughout.
 /// 4. Nothing mutable leaves the stack: fetched objects are values and can change only through a
