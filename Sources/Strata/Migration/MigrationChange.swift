@@ -46,7 +46,10 @@ public struct MigrationChange: Sendable {
     }
 
     /// Drops the source version's entity `name` and every object of it. Without this change, a step
-    /// whose destination lacks an entity is refused: data is never dropped silently.
+    /// whose destination lacks an entity is refused: data is never dropped silently. As with
+    /// ``deleteObjects(_:where:)``, the to-one relationships of kept entities that pointed at its objects
+    /// become `nil` and their IDs are never used again (an entity of that name declared anew, in the
+    /// step's custom change or a later version, starts above them).
     public static func deleteEntity(_ name: String) -> MigrationChange {
         MigrationChange(kind: .deleteEntity(name))
     }

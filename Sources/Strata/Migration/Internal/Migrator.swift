@@ -223,13 +223,13 @@ struct Migrator {
                         + "SELECT * FROM \(dialect.quote(entity.name))")
             }
         }
+        try clearLinksToDeletedEntities(plan)
         // Renames first, through temporary names (so that names can swap), with SQLite's ALTER TABLE,
         // which also rewrites the foreign keys of other tables that point at a renamed table.
         for table in plan.tables {
             guard let source = table.source else { continue }
             if table.action == .delete {
-                try connection.execute("DROP TABLE \(dialect.quote(source.name))")
-                try connection.execute("DELETE FROM \(SchemaSQL.metadataTable) WHERE key = ?", [.text(SchemaSQL.idMarkKey(source.name))])
+                try dropDeletedEntity(source.name)
             } else if let destination = table.destination, source.name != destination.name {
                 try rename(source.name, to: Self.keptName(destination.name))
             }
