@@ -77,4 +77,26 @@ struct SeveralStoresMigrationTests {
         #expect(try storeValue(cache, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V2")
         await adder.close()
     }
+
+    @Test("the forecast of one storage named for a configuration forecasts that configuration's store")
+    func forecastOfAConfiguredStorage() async throws {
+        let directory = try TemporaryDirectory()
+        let cache = directory.path("cache.sqlite")
+        try await makeCache(at: cache, in: directory)
+        let history = SchemaHistory(severalStoresV1, severalStoresV2)
+        let forecast = try await DataStack.forecast(history, storage: SQLiteStore(path: cache).configuration("Cache"))
+        #expect(forecast.storeVersion == "V1")
+        #expect(forecast.isMigrationRequired)
+        #expect(forecast.steps.flatMap(\.entities).map(\.entity) == ["Thumb"])
+        #expect(forecast.steps.first?.entities.first?.addedFields == ["note"])
+        // The same as the forecast of several storages says of it, and a configuration the schema lacks is refused.
+        let both = try await DataStack.forecast(history, storages: [
+            SQLiteStore(path: directory.path("maker.sqlite")), SQLiteStore(path: cache).configuration("Cache"),
+        ])
+        #expect(both.last?.steps == forecast.steps)
+        let error = await expectStrataError(.invalidArgument) {
+            try await DataStack.forecast(history, storage: SQLiteStore(path: cache).configuration("Cahce"))
+        }
+        #expect(error?.message.contains("Cahce") == true)
+    }
 }
