@@ -56,8 +56,10 @@ public struct MigrationChange: Sendable {
 
     /// The value of `field` of `entity` for existing objects that have none: a required field the
     /// destination adds without a default, a field that was optional and becomes required, or one that
-    /// stays optional (its `nil`s get `value`; a field that was required has none to fill). A value of another kind than the field's (text for an `Int` field) is refused with
-    /// ``StrataError/Code/invalidMigration`` before anything is written; an integer fills a `Double` field.
+    /// stays optional (its `nil`s get `value`; a field that was required has none to fill). A value of
+    /// another kind than the field's (text for an `Int` field), or `nil` for a required field, is refused
+    /// with ``StrataError/Code/invalidMigration`` when the step is planned (by the forecast too), before
+    /// anything is written; an integer fills a `Double` field.
     public static func fill<V: DatabaseValueConvertible>(_ entity: String, _ field: String, with value: V) -> MigrationChange {
         MigrationChange(kind: .fill(entity: entity, field: field, value: value.databaseValue))
     }

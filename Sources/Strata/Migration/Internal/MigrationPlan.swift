@@ -233,7 +233,16 @@ struct MigrationPlan {
                 throw fail("fill names \(entity.name).\(name), which does not exist.", entity.name, name)
             }
             // A value of another kind would be stored as it is, and every read of the field would fail.
-            guard let kind = value.storageClass else { continue }
+            // `nil` for a required field would reach the store's NOT NULL constraint when the rows are copied.
+            guard let kind = value.storageClass else {
+                guard field.isOptional else {
+                    throw fail(
+                        "fill gives \(entity.name).\(field.property) nil, but the field is required. Fill it with a value "
+                            + "of its type, or declare the field optional.",
+                        entity.name, field.property)
+                }
+                continue
+            }
             guard kind == field.storageClass || (kind == .integer && field.storageClass == .real) else {
                 throw fail(
                     "fill gives \(entity.name).\(field.property) \(value), a value of kind \(kind.rawValue), but the field "
