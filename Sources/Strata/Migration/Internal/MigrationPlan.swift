@@ -66,6 +66,8 @@ struct MigrationPlan {
         var fieldChanges = FieldChanges()
         /// The transform, for `.transform`.
         var transform: MigrationChange.Transform?
+        /// Fields whose new Swift type reads the values they keep, checked once the step has run.
+        var readChecks: [ReadCheck] = []
 
         var name: String { destination?.name ?? source?.name ?? "" }
     }
@@ -335,6 +337,7 @@ struct MigrationPlan {
                     throw fail(message + " Convert it in a .transform.", entity.name, field.property)
                 }
             }
+            if transform == nil, let check = Self.readCheck(from: match, to: field) { table.readChecks.append(check) }
             if !Self.sameKind(match.kind, field.kind, sourceGraphName: { sourceEntity in
                 entityRenames[sourceEntity] ?? sourceEntity
             }, source: source, destination: destination), transform == nil {
@@ -386,7 +389,7 @@ struct MigrationPlan {
         if needsRebuild && table.action == .alter {
             var rebuild = Table(
                 action: .rebuild, destination: entity, source: old, columns: table.columns, newlyUnique: table.newlyUnique)
-            (rebuild.exactness, rebuild.fieldChanges) = (table.exactness, table.fieldChanges)
+            (rebuild.exactness, rebuild.fieldChanges, rebuild.readChecks) = (table.exactness, table.fieldChanges, table.readChecks)
             return rebuild
         }
         return table

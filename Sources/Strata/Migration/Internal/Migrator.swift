@@ -330,6 +330,7 @@ struct Migrator {
             report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
             try runCustoms(plan)
         }
+        try checkReads(plan)
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
     }
 
