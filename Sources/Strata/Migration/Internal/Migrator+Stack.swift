@@ -103,6 +103,9 @@ extension Migrator {
                 return MigrationForecast(storeVersion: nil, currentVersion: current.version, steps: [])
             }
             guard state.version != current.version else {
+                // Opening checks the stored hash against the current version's: a version edited since the
+                // store was made is refused, and so is its forecast.
+                guard current.isStoredHash(state.hash) else { throw SchemaSetup.editedSchema(connection, schema: current) }
                 return MigrationForecast(storeVersion: state.version, currentVersion: current.version, steps: [])
             }
             let migrator = Migrator(history: history, current: current, connection: connection, progress: nil)
