@@ -16,6 +16,27 @@ enum MDE2 {
     @Entity(name: "Post") struct Post { var title: String = "" }
 }
 
+/// V2: Label takes the name of the deleted Tag.
+enum MDE3 {
+    @Entity(name: "Label") struct Label { var text: String = "" }
+    @Entity(name: "Post") struct Post {
+        var title: String = ""
+        @Relationship var tag: Tag.ID?
+        @Relationship var tags: Set<Tag.ID> = []
+        @Relationship var label: Label.ID?
+    }
+    @Entity(name: "Tag") struct Tag { var label: String = "" }
+}
+enum MDE4 {
+    @Entity(name: "Post") struct Post {
+        var title: String = ""
+        @Relationship var tag: Tag.ID?
+        @Relationship var tags: Set<Tag.ID> = []
+        @Relationship var label: Tag.ID?
+    }
+    @Entity(name: "Tag") struct Tag { var text: String = "" }
+}
+
 @Suite("Migrations: deleting an entity", .timeLimit(.minutes(1)))
 struct MigrationDeleteEntityTests {
     /// A V1 store with tags 1-3 and a post pointing at tag 3; returns that tag's ID.
@@ -85,6 +106,32 @@ struct MigrationDeleteEntityTests {
         #expect(posts.map(\.title) == ["p"])
         #expect(posts.first?.tag == nil)
         #expect(try await stack.fetchCount(From<MDE1.Tag>()) == 0)
+        await stack.close()
+    }
+
+    @Test("an entity deleted while another takes its name: the other's objects and links are kept, new IDs start above both")
+    func deletedNameTakenByARename() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("taken.sqlite")
+        let v1 = Schema("V1", MDE3.Label.self, MDE3.Post.self, MDE3.Tag.self)
+        let old = try await DataStack(v1, storage: SQLiteStore(path: path))
+        let labelID = try await old.perform { tx in
+            for index in 0..<5 { _ = try tx.create(Into<MDE3.Tag>()) { $0.label = "tag \(index)" } }
+            let label = try tx.create(Into<MDE3.Label>()) { $0.text = "kept" }.id
+            _ = try tx.create(Into<MDE3.Post>()) { $0.title = "p"; $0.tag = MDE3.Tag.ID(rawValue: 5); $0.label = label }
+            try tx.delete(try tx.create(Into<MDE3.Label>()) { $0.text = "gone" }.id)
+            return label.rawValue
+        }
+        await old.close()
+        let history = SchemaHistory(v1, Schema("V2", MDE4.Post.self, MDE4.Tag.self), steps: [MigrationStep(
+            from: "V1", to: "V2", .deleteEntity("Tag"), .renameEntity(from: "Label", to: "Tag"))])
+        let stack = try await DataStack(history, storage: SQLiteStore(path: path))
+        let post = try #require(try await stack.fetchAll(From<MDE4.Post>()).first)
+        #expect(post.tag == nil)
+        #expect(post.label?.rawValue == labelID)
+        #expect(try await stack.fetchAll(From<MDE4.Tag>()).map(\.text) == ["kept"])
+        let id = try await stack.perform { tx in try tx.create(Into<MDE4.Tag>()) { $0.text = "new" }.id.rawValue }
+        #expect(id > 5)
         await stack.close()
     }
 }

@@ -249,11 +249,12 @@ struct Migrator {
                 "UPDATE \(SchemaSQL.metadataTable) SET key = ? WHERE key = ?",
                 [.text(Self.keptName(SchemaSQL.idMarkKey(destination.name))), .text(SchemaSQL.idMarkKey(source.name))])
         }
+        // The mark of an entity deleted now or earlier may hold the name already: the larger one stays.
         for table in plan.tables {
             guard let source = table.source, let destination = table.destination, source.name != destination.name else { continue }
-            try connection.execute(
-                "UPDATE \(SchemaSQL.metadataTable) SET key = ? WHERE key = ?",
-                [.text(SchemaSQL.idMarkKey(destination.name)), .text(Self.keptName(SchemaSQL.idMarkKey(destination.name)))])
+            let kept = Self.keptName(SchemaSQL.idMarkKey(destination.name))
+            try connection.execute(sql.copyIDMark, [.text(SchemaSQL.idMarkKey(destination.name)), .text(kept)])
+            try connection.execute("DELETE FROM \(SchemaSQL.metadataTable) WHERE key = ?", [.text(kept)])
         }
         for join in plan.joins {
             if case .keep(let source, let destination) = join, source != destination.name {
