@@ -23,9 +23,14 @@ struct MigrationSwiftTypeTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("mood.sqlite")
         try await makeStore(at: path, moods: [("calm", nil), ("angry", nil)])
+        // The forecast reads the values too, and refuses as opening does.
+        let forecastError = await expectStrataError(.invalidMigration) {
+            try await DataStack.forecast(SchemaHistory(v1, v2), storage: SQLiteStore(path: path))
+        }
         let error = await expectStrataError(.invalidMigration) {
             try await DataStack(SchemaHistory(v1, v2), storage: SQLiteStore(path: path))
         }
+        #expect(forecastError?.message == error?.message)
         #expect(error?.entity == "Mood" && error?.field == "mood")
         let message = error?.message ?? ""
         #expect(message.contains("String") && message.contains("PredicateMood"), "\(message)")
@@ -68,6 +73,7 @@ struct MigrationSwiftTypeTests {
             let note: String? = try old.value("note")
             new.note = note.flatMap(PredicateMood.init(rawValue:))
         })])
+        #expect(try await DataStack.forecast(history, storage: SQLiteStore(path: transformed)).isMigrationRequired)
         let migrated = try await DataStack(history, storage: SQLiteStore(path: transformed))
         let moods = try await migrated.fetchAll(From<MST2.Mood>())
         #expect(moods.map(\.mood) == [.calm, .busy] && moods.map(\.note) == [nil, nil])

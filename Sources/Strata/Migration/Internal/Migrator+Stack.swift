@@ -113,6 +113,12 @@ extension Migrator {
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
             let rows = try migrator.estimatedRows(plans)
+            // Values the first step's new Swift types cannot read refuse the migration: the forecast too.
+            if let first = plans.first {
+                do throws(StrataError) { try migrator.forecastReads(first) } catch {
+                    throw error.adding(place: "in the migration step \(first.source.version) → \(first.destination.version)")
+                }
+            }
             var steps: [MigrationForecast.Step] = []
             for (plan, rows) in zip(plans, rows) {
                 var entities: [MigrationForecast.EntityChange] = []
