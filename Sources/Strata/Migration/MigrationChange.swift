@@ -46,15 +46,20 @@ public struct MigrationChange: Sendable {
     }
 
     /// Drops the source version's entity `name` and every object of it. Without this change, a step
-    /// whose destination lacks an entity is refused: data is never dropped silently.
+    /// whose destination lacks an entity is refused: data is never dropped silently. As with
+    /// ``deleteObjects(_:where:)``, the to-one relationships of kept entities that pointed at its objects
+    /// become `nil` and their IDs are never used again (an entity of that name declared anew, in the
+    /// step's custom change or a later version, starts above them).
     public static func deleteEntity(_ name: String) -> MigrationChange {
         MigrationChange(kind: .deleteEntity(name))
     }
 
     /// The value of `field` of `entity` for existing objects that have none: a required field the
     /// destination adds without a default, a field that was optional and becomes required, or one that
-    /// stays optional (its `nil`s get `value`; a field that was required has none to fill). A value of another kind than the field's (text for an `Int` field) is refused with
-    /// ``StrataError/Code/invalidMigration`` before anything is written; an integer fills a `Double` field.
+    /// stays optional (its `nil`s get `value`; a field that was required has none to fill). A value of
+    /// another kind than the field's (text for an `Int` field), or `nil` for a required field, is refused
+    /// with ``StrataError/Code/invalidMigration`` when the step is planned (by the forecast too), before
+    /// anything is written; an integer fills a `Double` field.
     public static func fill<V: DatabaseValueConvertible>(_ entity: String, _ field: String, with value: V) -> MigrationChange {
         MigrationChange(kind: .fill(entity: entity, field: field, value: value.databaseValue))
     }

@@ -61,7 +61,7 @@ public struct FieldDescription: Sendable, Hashable {
             isOptional: Value.isOptional, options: options, defaultValue: nil,
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
         field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
-        field.valueFamily = .of(Value.self)
+        field.valueFamily = .named(Value.self)
         return field
     }
 
@@ -79,7 +79,7 @@ public struct FieldDescription: Sendable, Hashable {
             isOptional: Value.isOptional, options: options, defaultValue: defaultValue.databaseValue,
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
         field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
-        field.valueFamily = .of(Value.self)
+        field.valueFamily = .named(Value.self)
         return field
     }
 
@@ -141,7 +141,7 @@ public struct FieldDescription: Sendable, Hashable {
             property: property, column: column, storageClass: Stored.storageClass, isOptional: Stored.isOptional,
             options: options, defaultValue: nil, hasDynamicInitialValue: false, kind: .coded)
         field.isDecimal = Stored.self == Decimal.self || Stored.self == Decimal?.self
-        field.valueFamily = .of(Stored.self)
+        field.valueFamily = .named(Stored.self)
         return field
     }
 

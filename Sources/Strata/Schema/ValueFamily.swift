@@ -24,10 +24,31 @@ struct ValueFamily: Sendable, Hashable {
     /// `UInt` and `UInt64` (stored as their bit pattern) and every type that is not an integer.
     var bounds: ClosedRange<Int64>?
 
+    /// The Swift type's name (an optional's: its wrapped type's), to tell a change of Swift type that
+    /// keeps the column type (`String` to an enum); `nil` when the description could not tell.
+    var typeName: String?
+    /// Whether the Swift type reads a stored value that is not `NULL` (its `init?(databaseValue:)`).
+    var reads: (@Sendable (DatabaseValue) -> Bool)?
+
+    init(kind: Kind, bounds: ClosedRange<Int64>? = nil) {
+        self.kind = kind
+        self.bounds = bounds
+    }
+
     static func == (lhs: ValueFamily, rhs: ValueFamily) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
 
     static let other = ValueFamily(kind: .other)
+
+    /// The family of `type` (an optional's is its wrapped type's), with its name and how it reads values.
+    static func named<Value: DatabaseValueConvertible>(_ type: Value.Type) -> ValueFamily {
+        var family = of(type as Any.Type)
+        let name = String(reflecting: type)
+        family.typeName = Value.isOptional && name.hasPrefix("Swift.Optional<") && name.hasSuffix(">")
+            ? String(name.dropFirst("Swift.Optional<".count).dropLast()) : name
+        family.reads = { Value(databaseValue: $0) != nil }
+        return family
+    }
 
     /// The family of `type` (an optional's is its wrapped type's).
     static func of(_ type: Any.Type) -> ValueFamily {

@@ -170,6 +170,10 @@ extension DataStack {
         // The store may be at an earlier version until it is migrated: its connections expect none.
         var options = options
         options.schemaVersion = nil
+        // Each store is migrated (or deleted) on its own: a connection with the stack's other stores
+        // attached would begin its transaction deferred (see `Connection.beginWrite()`), so a writer of
+        // another process that comes in after its first read would make its first write fail with `busy`.
+        options.attachments = nil
         // A schema with configurations keeps each configuration's entities in a store of their own.
         let isPartitioned = schema.hasConfigurations
         let storeSchema = isPartitioned ? schema.restricted(to: planned.configuration) : schema
@@ -189,9 +193,7 @@ extension DataStack {
                 configuration: planned.configuration.isEmpty ? nil : planned.configuration, logger: logger)
         }
         guard isPartitioned else { return 0 }
-        var unattached = options
-        unattached.attachments = nil
-        let storeOptions = unattached
+        let storeOptions = options
         return try await OffPool.run {
             let connection = try Connection(path: location.path, options: storeOptions)
             defer { connection.close() }

@@ -101,11 +101,19 @@ public final class DataStack: Sendable {
     }
 
     /// What opening `storage` with `history` would do (which steps, how each entity migrates, how many
-    /// rows), read without changing anything.
+    /// rows), read without changing anything. A storage named for a configuration
+    /// (`.configuration("Cache")`) is forecast as that configuration's store, as
+    /// ``forecast(_:storages:)`` and ``addStorage(_:progress:)`` see it. A store that opening would
+    /// refuse is refused the same way: a version the history does not declare, or one edited since the
+    /// store was made with it (the current one included) throws ``StrataError/Code/schemaMismatch``.
     public static func forecast(_ history: SchemaHistory, storage: some Storage) async throws -> MigrationForecast {
         let schema = try history.validate()
+        let location = try storage.location()
+        let key = location.configuration ?? ""
+        try schema.checkStorageConfiguration(key)
         return try await Migrator.forecast(
-            history: history.forStore(""), current: schema.hasConfigurations ? schema.restricted(to: "") : schema, path: storage.location().path, options: Connection.Options())
+            history: history.forStore(key), current: schema.hasConfigurations ? schema.restricted(to: key) : schema,
+            path: location.path, options: Connection.Options())
     }
 
     /// Opens the stores of `locations` (see ``StoreLayout``); every public initializer ends here.

@@ -66,6 +66,8 @@ struct MigrationPlan {
         var fieldChanges = FieldChanges()
         /// The transform, for `.transform`.
         var transform: MigrationChange.Transform?
+        /// Fields whose new Swift type reads the values they keep, checked once the step has run.
+        var readChecks: [ReadCheck] = []
 
         var name: String { destination?.name ?? source?.name ?? "" }
     }
@@ -233,7 +235,16 @@ struct MigrationPlan {
                 throw fail("fill names \(entity.name).\(name), which does not exist.", entity.name, name)
             }
             // A value of another kind would be stored as it is, and every read of the field would fail.
-            guard let kind = value.storageClass else { continue }
+            // `nil` for a required field would reach the store's NOT NULL constraint when the rows are copied.
+            guard let kind = value.storageClass else {
+                guard field.isOptional else {
+                    throw fail(
+                        "fill gives \(entity.name).\(field.property) nil, but the field is required. Fill it with a value "
+                            + "of its type, or declare the field optional.",
+                        entity.name, field.property)
+                }
+                continue
+            }
             guard kind == field.storageClass || (kind == .integer && field.storageClass == .real) else {
                 throw fail(
                     "fill gives \(entity.name).\(field.property) \(value), a value of kind \(kind.rawValue), but the field "
@@ -326,6 +337,7 @@ struct MigrationPlan {
                     throw fail(message + " Convert it in a .transform.", entity.name, field.property)
                 }
             }
+            if transform == nil, let check = Self.readCheck(from: match, to: field) { table.readChecks.append(check) }
             if !Self.sameKind(match.kind, field.kind, sourceGraphName: { sourceEntity in
                 entityRenames[sourceEntity] ?? sourceEntity
             }, source: source, destination: destination), transform == nil {
@@ -377,7 +389,7 @@ struct MigrationPlan {
         if needsRebuild && table.action == .alter {
             var rebuild = Table(
                 action: .rebuild, destination: entity, source: old, columns: table.columns, newlyUnique: table.newlyUnique)
-            (rebuild.exactness, rebuild.fieldChanges) = (table.exactness, table.fieldChanges)
+            (rebuild.exactness, rebuild.fieldChanges, rebuild.readChecks) = (table.exactness, table.fieldChanges, table.readChecks)
             return rebuild
         }
         return table

@@ -103,6 +103,9 @@ extension Migrator {
                 return MigrationForecast(storeVersion: nil, currentVersion: current.version, steps: [])
             }
             guard state.version != current.version else {
+                // Opening checks the stored hash against the current version's: a version edited since the
+                // store was made is refused, and so is its forecast.
+                guard current.isStoredHash(state.hash) else { throw SchemaSetup.editedSchema(connection, schema: current) }
                 return MigrationForecast(storeVersion: state.version, currentVersion: current.version, steps: [])
             }
             let migrator = Migrator(history: history, current: current, connection: connection, progress: nil)
@@ -110,6 +113,12 @@ extension Migrator {
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
             let rows = try migrator.estimatedRows(plans)
+            // Values the first step's new Swift types cannot read refuse the migration: the forecast too.
+            if let first = plans.first {
+                do throws(StrataError) { try migrator.forecastReads(first) } catch {
+                    throw error.adding(place: "in the migration step \(first.source.version) → \(first.destination.version)")
+                }
+            }
             var steps: [MigrationForecast.Step] = []
             for (plan, rows) in zip(plans, rows) {
                 var entities: [MigrationForecast.EntityChange] = []

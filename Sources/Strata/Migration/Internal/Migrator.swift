@@ -223,13 +223,13 @@ struct Migrator {
                         + "SELECT * FROM \(dialect.quote(entity.name))")
             }
         }
+        try clearLinksToDeletedEntities(plan)
         // Renames first, through temporary names (so that names can swap), with SQLite's ALTER TABLE,
         // which also rewrites the foreign keys of other tables that point at a renamed table.
         for table in plan.tables {
             guard let source = table.source else { continue }
             if table.action == .delete {
-                try connection.execute("DROP TABLE \(dialect.quote(source.name))")
-                try connection.execute("DELETE FROM \(SchemaSQL.metadataTable) WHERE key = ?", [.text(SchemaSQL.idMarkKey(source.name))])
+                try dropDeletedEntity(source.name)
             } else if let destination = table.destination, source.name != destination.name {
                 try rename(source.name, to: Self.keptName(destination.name))
             }
@@ -249,11 +249,12 @@ struct Migrator {
                 "UPDATE \(SchemaSQL.metadataTable) SET key = ? WHERE key = ?",
                 [.text(Self.keptName(SchemaSQL.idMarkKey(destination.name))), .text(SchemaSQL.idMarkKey(source.name))])
         }
+        // The mark of an entity deleted now or earlier may hold the name already: the larger one stays.
         for table in plan.tables {
             guard let source = table.source, let destination = table.destination, source.name != destination.name else { continue }
-            try connection.execute(
-                "UPDATE \(SchemaSQL.metadataTable) SET key = ? WHERE key = ?",
-                [.text(SchemaSQL.idMarkKey(destination.name)), .text(Self.keptName(SchemaSQL.idMarkKey(destination.name)))])
+            let kept = Self.keptName(SchemaSQL.idMarkKey(destination.name))
+            try connection.execute(sql.copyIDMark, [.text(SchemaSQL.idMarkKey(destination.name)), .text(kept)])
+            try connection.execute("DELETE FROM \(SchemaSQL.metadataTable) WHERE key = ?", [.text(kept)])
         }
         for join in plan.joins {
             if case .keep(let source, let destination) = join, source != destination.name {
@@ -333,6 +334,7 @@ struct Migrator {
             report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
             try runCustoms(plan)
         }
+        try checkReads(plan)
         report(plan, index: index, of: steps, entity: nil, done: 0, total: 0, overall: overall)
     }
 

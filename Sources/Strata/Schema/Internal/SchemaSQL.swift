@@ -27,6 +27,14 @@ struct SchemaSQL {
             + "max(CAST(\(value) AS INTEGER), CAST(excluded.\(value) AS INTEGER))"
     }
 
+    /// Copies an ID mark (key: parameter 2) to another key (parameter 1), where a mark already there (of
+    /// an entity deleted under that name) is raised, never lowered.
+    var copyIDMark: String {
+        let value = dialect.quote("value"), key = dialect.quote("key"), table = dialect.quote(Self.metadataTable)
+        return "INSERT INTO \(table) (\(key), \(value)) SELECT ?, \(value) FROM \(table) WHERE \(key) = ? "
+            + "ON CONFLICT(\(key)) DO UPDATE SET \(value) = max(CAST(\(value) AS INTEGER), CAST(excluded.\(value) AS INTEGER))"
+    }
+
     /// The largest ID an entity ever used: its table's largest, its ID mark (parameter 1), and, with
     /// `sequence`, `sqlite_sequence` (parameter 2) for a table made with `AUTOINCREMENT`.
     func largestUsedID(_ entity: String, sequence: Bool, in schemaName: String? = nil) -> String {

@@ -105,13 +105,19 @@ enum SchemaSetup {
             try connection.execute(
                 "UPDATE \(SchemaSQL.metadataTable) SET value = ? WHERE key = 'schema_hash'", [.text(schema.versionHash)])
         } else if metadata["schema_hash"] != schema.versionHash {
-            throw StrataError(
-                .schemaMismatch,
-                "Schema \(schema.version) changed since the store at \(connection.path) was made with it: "
-                    + "\(differences(connection, schema: schema)). Declare the change as a new schema version instead of "
-                    + "editing \(schema.version).")
+            throw editedSchema(connection, schema: schema)
         }
         try addMissingIndexes(connection, schema: schema)
+    }
+
+    /// The refusal of a store made with `schema`'s version before that version was edited (its stored
+    /// hash is not the schema's): what opening it throws, and its forecast too.
+    static func editedSchema(_ connection: Connection, schema: Schema) -> StrataError {
+        StrataError(
+            .schemaMismatch,
+            "Schema \(schema.version) changed since the store at \(connection.path) was made with it: "
+                + "\(differences(connection, schema: schema)). Declare the change as a new schema version instead of "
+                + "editing \(schema.version).")
     }
 
     /// Makes the indexes a store lacks because an older version of Strata made it (an index changes
