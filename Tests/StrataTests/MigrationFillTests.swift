@@ -46,16 +46,17 @@ struct MigrationFillTests {
         #expect(try storeValue(path, "SELECT value FROM strata_metadata WHERE key = 'schema_version'") == "V1")
     }
 
-    @Test("a fill of nil for an optional field, new or kept, is allowed (it leaves the nils)")
+    @Test("a fill of nil for an optional field, new or kept, or for a field already required, is allowed (it fills nothing)")
     func nilFillOfAnOptionalField() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("optional.sqlite")
         try await makeStore(at: path)
         let history = SchemaHistory(Schema("V1", MFill1.Post.self), Schema("V2", MFill2.Post.self), steps: [MigrationStep(
-            from: "V1", to: "V2", .fill("Post", "note", with: String?.none), .fill("Post", "subtitle", with: String?.none))])
+            from: "V1", to: "V2", .fill("Post", "note", with: String?.none), .fill("Post", "subtitle", with: String?.none),
+            .fill("Post", "title", with: String?.none))])
         let stack = try await DataStack(history, storage: SQLiteStore(path: path))
         let posts = try await stack.fetchAll(From<MFill2.Post>())
-        #expect(posts.map(\.note) == [nil] && posts.map(\.subtitle) == [nil] && posts.map(\.code) == [""])
+        #expect(posts.map(\.note) == [nil] && posts.map(\.subtitle) == [nil] && posts.map(\.code) == [""] && posts.map(\.title) == ["p"])
         await stack.close()
     }
 }

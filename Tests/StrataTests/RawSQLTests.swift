@@ -40,6 +40,8 @@ struct RawSQLTests {
             """)
         #expect(ctes.compactMap { $0[0, as: String.self] } == ["Dee", "Ada", "Cy", "Eve"])
         #expect(try await stack.fetchRows(sql: "/* pair */ VALUES (1, 'a'), (2, 'b')").count == 2)
+        // A comment ended by a Windows line break.
+        #expect(try await stack.fetchValue(Int.self, sql: "-- the count\r\nSELECT count(*) FROM Person") == 5)
         // IDs are the raw values of the objects' IDs.
         let ada = try #require(try await stack.fetchOne(From<Person>().where(\.name == "Ada")))
         #expect(try await stack.fetchValue(Int64.self, sql: "SELECT id FROM Person WHERE name = 'Ada'") == ada.id.rawValue)
@@ -81,6 +83,23 @@ struct RawSQLTests {
         await #expect(throws: StrataError.self) {
             try await stack.perform { tx in _ = try tx.fetchRows(sql: "COMMIT") }
         }
+        // A query SQLite calls read-only that writes when it runs (ANALYZE, through pragma_optimize):
+        // inside a transaction it runs with writes turned off, and writes nothing (before, it created
+        // and filled sqlite_stat1).
+        try await stack.perform { tx in
+            for index in 0..<50 { try tx.create(Into<Person>()) { $0.name = "P\(index)"; $0.age = index } }
+            _ = try tx.fetchRows(sql: "SELECT name FROM Person WHERE age = 3")
+            _ = try? tx.fetchRows(sql: "SELECT * FROM pragma_optimize(0x10002)")
+        }
+        let statistics = try await stack.perform { tx in
+            try tx.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'")
+        }
+        #expect(statistics == 0)
+        // Writes are allowed again in the transaction after a raw read.
+        try await stack.perform { tx in
+            _ = try tx.fetchRows(sql: "SELECT 1")
+            try tx.create(Into<Counter>()) { $0.key = "after" }
+        }
         for sql in ["SELECT 1; DELETE FROM Person", "SELECT 1; SELECT 2"] {
             let error = await expectStrataError(.invalidArgument) { try await stack.fetchRows(sql: sql) }
             #expect(error?.message.contains("more than one statement") == true, "\(error?.message ?? "")")
@@ -95,8 +114,8 @@ struct RawSQLTests {
         let broken = await expectStrataError(.sqlite) { try await stack.fetchRows(sql: "SELECT nope FROM Person") }
         #expect(broken?.message.contains("no such column") == true)
         #expect(broken?.sqliteCode != nil)
-        // Nothing was written.
-        #expect(try await stack.fetchCount(From<Person>()) == 5)
+        // Nothing was written by the refused statements.
+        #expect(try await stack.fetchCount(From<Person>()) == 55)
         await stack.close()
     }
 

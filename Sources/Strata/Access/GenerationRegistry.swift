@@ -13,7 +13,8 @@ import Synchronization
 /// polls. Commits made by other processes (or other stacks on the same file) are not seen.
 ///
 /// The size is the log file's: SQLite does not shrink the file while the store is open (Strata sets no
-/// `journal_size_limit` and runs no truncating checkpoint), so a generation is reported once the file
+/// `journal_size_limit`, and its one truncating checkpoint runs as the writer closes, when no generation
+/// of the stack is left), so a generation is reported once the file
 /// grows past both the warning size and the size it had when the generation was pinned, which means
 /// the log's content did grow that far while it was held. A log file left larger by an earlier burst
 /// of writes is not taken for growth (nor is growth within it).

@@ -237,7 +237,10 @@ struct MigrationPlan {
             // A value of another kind would be stored as it is, and every read of the field would fail.
             // `nil` for a required field would reach the store's NOT NULL constraint when the rows are copied.
             guard let kind = value.storageClass else {
-                guard field.isOptional else {
+                // Only where the fill is used (a field added, or one that was optional): else it fills nothing.
+                let oldName = renames[field.property] ?? renames[field.column] ?? field.property
+                let oldField = old.fields.first { $0.property == oldName || $0.column == oldName }
+                guard field.isOptional || (oldField.map { !$0.isOptional } ?? false) else {
                     throw fail(
                         "fill gives \(entity.name).\(field.property) nil, but the field is required. Fill it with a value "
                             + "of its type, or declare the field optional.",

@@ -24,9 +24,13 @@ struct FormatParser {
     struct Located {
         let operand: Operand
         let token: FormatToken
+        /// The value argument the operand was given for (`%@`, `%d`, …), if any.
+        var valueArgument: (any Sendable)? = nil
+
         /// Whether the operand's argument is (or holds) a `UInt64` or `UInt` above `Int64.max`, which
-        /// an ordering comparison refuses (see ``UnsignedBounds``).
-        var beyondInt64 = false
+        /// an ordering comparison refuses (see ``UnsignedBounds``). Looked at only by ordering
+        /// operators, so that `==` and `IN` never walk their arguments for it.
+        var beyondInt64: Bool { UnsignedBounds.holdsBeyondInt64(valueArgument) }
     }
 
     /// A `[c]`, `[d]` or `[cd]` after an operator.
@@ -252,7 +256,7 @@ struct FormatParser {
     mutating func parseOperand() throws(FormatError) -> Located? {
         let token = current
         let operand: Operand
-        var beyondInt64 = false
+        var valueArgument: (any Sendable)? = nil
         if case .keyword(let word) = token.kind, [.nil, .null, .true, .yes, .false, .no].contains(word),
             entity.fields.contains(where: { $0.property == token.text }) || entity.derived.contains(where: { $0.property == token.text })
         {
@@ -279,7 +283,7 @@ struct FormatParser {
             operand = .value(.text(value))
         case .specifier(let specifier):
             let argument = arguments[argumentIndex]
-            beyondInt64 = specifier != .key && UnsignedBounds.holdsBeyondInt64(argument)
+            if specifier != .key { valueArgument = argument }
             argumentIndex += 1
             let number = argumentIndex
             switch specifier {
@@ -299,7 +303,7 @@ struct FormatParser {
             return nil
         }
         _ = advance()
-        return Located(operand: operand, token: token, beyondInt64: beyondInt64)
+        return Located(operand: operand, token: token, valueArgument: valueArgument)
     }
 
     func column(_ key: String, at token: FormatToken, viaArgument: Bool) throws(FormatError) -> Operand {

@@ -12,6 +12,12 @@ extension Connection {
     /// Reads at most `limit` rows when one is given.
     func rawRows(sql: String, arguments: [DatabaseValue], limit: Int = .max) throws(StrataError) -> [SQLRow] {
         let statement = try rawQuery(sql, arguments: arguments)
+        // A query SQLite calls read-only can still write when it runs: `SELECT * FROM
+        // pragma_optimize(…)` runs ANALYZE. On a connection that can write (a transaction's), the
+        // query runs with writes turned off; a reader's connection cannot write anyway.
+        let guarded = sqlite3_db_readonly(handle, "main") == 0
+        if guarded { try execute("PRAGMA query_only = 1") }
+        defer { if guarded { try? execute("PRAGMA query_only = 0") } }
         let count = statement.columnCount
         var columns: [String] = []
         columns.reserveCapacity(Int(count))
@@ -42,7 +48,9 @@ extension Connection {
         guard ["SELECT", "WITH", "VALUES"].contains(keyword) else {
             throw Self.notAQuery(sql, "it starts with \(keyword)")
         }
-        let statement = try cachedStatement(sql)
+        // Not from the statement cache: a user's texts (some refused, some with values written into
+        // them) would evict Strata's own statements.
+        let statement = try Statement(connection: self, sql: sql)
         guard sqlite3_stmt_readonly(statement.handle) != 0, statement.columnCount > 0 else {
             throw Self.notAQuery(sql, "it writes")
         }
@@ -81,7 +89,7 @@ extension Connection {
         while true {
             rest = rest.drop { $0.isWhitespace || $0 == ";" }
             if rest.hasPrefix("--") {
-                rest = rest.drop { $0 != "\n" }
+                rest = rest.drop { !$0.isNewline }
             } else if rest.hasPrefix("/*") {
                 guard let end = rest.range(of: "*/") else { return nil }
                 rest = rest[end.upperBound...]
