@@ -204,6 +204,8 @@ struct SchemaGraph: Sendable {
             $0.inverse == relationship.property && pointsHere($0.target)
         }) {
             inverseToMany = many
+        } else if let warning = Self.forgottenInverse(entity, relationship, target, pointsHere: pointsHere) {
+            warnings.append(warning)
         }
         if let many = inverseToMany, entity.name == targetName, many == index {
             throw fail("a relationship cannot be its own inverse.")
@@ -244,6 +246,27 @@ struct SchemaGraph: Sendable {
             source: entity.name, index: index, property: relationship.property, target: targetName,
             isOrdered: relationship.isOrdered, deleteRule: relationship.deleteRule, storage: storage,
             inverseField: inverseField, inverseToMany: inverseToMany)
+    }
+
+    /// The warning for a to-many with no inverse beside exactly one to-one of its target that points
+    /// back and declares no inverse either: most likely two sides of one relationship whose `inverse:`
+    /// was forgotten, which Strata keeps as two unrelated relationships. Only a warning: a schema that
+    /// shipped that way must open as before, and two independent relationships are legitimate.
+    private static func forgottenInverse(
+        _ entity: EntityDescription, _ relationship: ToManyDescription, _ target: EntityDescription,
+        pointsHere: (EntityReference) -> Bool
+    ) -> String? {
+        let backs = target.fields.filter { field in field.toOne.map { pointsHere($0.target) } == true }
+        guard backs.count == 1, let back = backs.first, back.toOne?.inverse == nil,
+            // Another to-many of the entity that names it as its inverse already owns it.
+            !entity.toMany.contains(where: { $0.inverse == back.property })
+        else { return nil }
+        let many = "\(entity.name).\(relationship.property)"
+        let one = "\(target.name).\(back.property)"
+        return "\(many) (to-many) and \(one) (to-one, pointing back to \(entity.name)) declare no inverse, so Strata keeps "
+            + "them as two unrelated relationships: setting \(one) leaves \(many) unchanged. If they are the two sides of "
+            + "one relationship, declare it on \(many): @Relationship(inverse: \\\(relationship.target.typeName).\(back.property)); "
+            + "if they are meant to be independent, ignore this warning."
     }
 
     private func validateDerived(_ schema: Schema) throws(StrataError) {
