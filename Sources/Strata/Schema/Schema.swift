@@ -13,6 +13,8 @@ public struct Schema: Sendable {
     public let entities: [EntityDescription]
     /// The identities of the entities' Swift types, in the same order (relationships refer to them).
     let entityTypes: [ObjectIdentifier]
+    /// The Swift type names with their enclosing types (`V2.Recipe`), by identity, for messages.
+    var entityTypeNames: [ObjectIdentifier: String] = [:]
     /// The lock declared for this version, if any: a stack refuses the schema when its entities no
     /// longer match it.
     public let declaredVersionLock: VersionLock?
@@ -36,6 +38,8 @@ public struct Schema: Sendable {
         self.version = version
         self.entities = entities.map { $0.entityDescription }
         self.entityTypes = entities.map { ObjectIdentifier($0) }
+        self.entityTypeNames = Dictionary(
+            entities.map { (ObjectIdentifier($0), EntityReference.qualifiedName(of: $0)) }, uniquingKeysWith: { first, _ in first })
         self.declaredVersionLock = versionLock
     }
 

@@ -74,6 +74,7 @@ struct SchemaGraph: Sendable {
         for (type, entity) in zip(schema.entityTypes, schema.entities) { entityNames[type] = entity.name }
         let name = { (reference: EntityReference, source: String, property: String) throws(StrataError) -> String in
             guard let index = schema.entityTypes.firstIndex(of: reference.type) else {
+                if let error = Self.otherVersionsType(reference, source, property, schema) { throw error }
                 throw StrataError(
                     .invalidArgument,
                     "\(source).\(property) points to \(reference.typeName), which is not part of schema \(schema.version); "
@@ -133,6 +134,32 @@ struct SchemaGraph: Sendable {
                 derivedSources.insert(relationship.target)
             }
         }
+    }
+
+    /// The error for a relationship that points to an entity type of another version (`V1.Recipe`)
+    /// while the schema holds its own type of that name (`V2.Recipe`): two Swift types, so the schema
+    /// cannot tell which table the relationship means. `nil` when the schema holds no such namesake.
+    private static func otherVersionsType(
+        _ reference: EntityReference, _ source: String, _ property: String, _ schema: Schema
+    ) -> StrataError? {
+        guard let index = schema.entities.indices.first(where: { index in
+            schema.entities[index].name == reference.typeName
+                || schema.entityTypeNames[schema.entityTypes[index]]?.split(separator: ".").last.map(String.init) == reference.typeName
+        }) else { return nil }
+        let entity = schema.entities[index]
+        var theirs = reference.qualifiedTypeName
+        var ours = schema.entityTypeNames[schema.entityTypes[index]] ?? entity.name
+        if theirs == ours {
+            theirs = "\(theirs) (referenced)"
+            ours = "\(ours) (in the schema)"
+        }
+        return StrataError(
+            .invalidArgument,
+            "\(source).\(property) points to \(theirs), but the schema's \(entity.name) is \(ours), a different Swift "
+                + "type: schema \(schema.version) mixes entity types of two versions. Each version's namespace must hold its own "
+                + "copy of every related entity, with relationships pointing to that version's types; give "
+                + "\(schema.version) its own copy of \(source) whose \(property) points to \(ours).",
+            entity: source, field: property)
     }
 
     /// What is wrong with a to-one relationship's declared inverse when it is not a to-many of its target
