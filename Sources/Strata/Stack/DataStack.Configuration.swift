@@ -29,7 +29,7 @@ extension DataStack {
         /// `.off` for in-memory stores).
         public var synchronous: Synchronous?
         /// Where Strata logs, with `strata.` metadata keys and never a stored value: the store ready
-        /// (info), rolled-back transactions and their errors (debug), long waits (notice, see
+        /// (debug), rolled-back transactions and their errors (debug), long waits (notice, see
         /// ``longWaitThreshold``), commits and changes from other processes (trace), and a migration
         /// step that drops a field beside a new one of the same type, perhaps a forgotten rename (warning,
         /// with `strata.entity`, `strata.field` and `strata.added`).
