@@ -183,8 +183,10 @@ public struct Schema: Sendable {
         entityTypes.firstIndex(of: reference.type).map { entities[$0].name } ?? reference.typeName
     }
 
-    /// What the schema declares that Strata ignores, each said in a sentence (a to-one relationship's
-    /// `inverse:` that names no to-many pointing back): a stack logs them as warnings when it opens.
+    /// What the schema declares that Strata ignores or that is probably a mistake, each said in a
+    /// sentence (a to-one relationship's `inverse:` that names no to-many pointing back; a to-many and
+    /// the one to-one of its target pointing back with no `inverse:` on either, kept as two unrelated
+    /// relationships): a stack logs them as warnings when it opens.
     public var warnings: [String] {
         (try? SchemaGraph(schema: self))?.warnings ?? []
     }
