@@ -61,6 +61,10 @@ struct QueryMessageTests {
         #expect(message.contains("MixSearchHit.recipe, an ID field (MixRecipe.ID), not a @Relationship"), "\(message)")
         #expect(message.contains("mark it @Relationship"), "\(message)")
         #expect(error?.field == "recipe")
+        let sort = await expectStrataError(.unsupportedQuery) {
+            try await stack.fetchAll(From<MixSearchHit>().orderBy(.ascending(\.recipe?.title)))
+        }
+        #expect(sort?.message.contains("not a @Relationship") == true, "\(String(describing: sort))")
         await stack.close()
     }
 }

@@ -174,10 +174,17 @@ enum ColumnResolver {
     private static func throughPlainID<E: Entity>(_ keyPath: AnyKeyPath, of type: E.Type) -> StrataError? {
         let text = "\(keyPath)"
         let entity = E.entityDescription
-        guard let field = entity.fields.first(where: { field in
-            field.plainID.typeName != nil
-                && (text.contains(".\(field.property)?.") || text.contains(".\(field.property)."))
-        }), let target = field.plainID.typeName else { return nil }
+        // The field must be the path's first component: `\SearchHit.recipe?.…`, nothing chained before it.
+        let first = { (field: FieldDescription) -> Bool in
+            for separator in ["?.", "."] {
+                guard let range = text.firstRange(of: ".\(field.property)\(separator)") else { continue }
+                if !text[..<range.lowerBound].contains(where: { "?<(".contains($0) }) { return true }
+            }
+            return false
+        }
+        guard let field = entity.fields.first(where: { $0.plainID.typeName != nil && first($0) }),
+            let target = field.plainID.typeName
+        else { return nil }
         return StrataError(
             .unsupportedQuery,
             "A key path of \(E.self) used in a query goes through \(entity.name).\(field.property), an ID field "
