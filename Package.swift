@@ -101,6 +101,7 @@ let package = Package(
             name: "StrataReadmeTests",
             dependencies: [
                 "Strata",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],

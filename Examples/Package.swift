@@ -121,6 +121,7 @@ let package = Package(
             name: "ReadmeSnippetTests",
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]

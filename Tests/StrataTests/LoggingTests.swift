@@ -85,7 +85,7 @@ struct LoggingTests {
             }
         }
         let records = logs.all
-        #expect(records.contains { $0.level == .info && $0.message == "store ready" && $0.metadata["strata.path"] != nil })
+        #expect(records.contains { $0.level == .debug && $0.message == "store ready" && $0.metadata["strata.path"] != nil })
         #expect(records.contains { $0.level == .trace && $0.message == "committed" })
         let rolledBack = try #require(records.first { $0.message == "transaction rolled back" })
         #expect(rolledBack.level == .debug)

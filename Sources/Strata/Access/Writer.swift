@@ -124,7 +124,7 @@ actor Writer {
                 metadata: ["strata.path": "\(files.path)"])
         }
         let executor = ThreadExecutor(label: "strata.writer")
-        logger.info("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
+        logger.debug("store ready", metadata: ["strata.path": "\(files.path)", "strata.schema": "\(schema.version)"])
         return Writer(
             executor: executor, connection: connection, store: store, feed: feed, files: files, logger: logger,
             waitLog: WaitLog(logger: logger, threshold: longWait), history: recorder, generations: generations,

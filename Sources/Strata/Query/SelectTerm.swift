@@ -71,8 +71,9 @@ public struct SelectTerm<E: Entity>: Sendable {
         SelectTerm(function: .attribute, column: ColumnResolver.column(forKeyPath: key, of: E.self).map(\.0), alias: alias)
     }
 
-    /// The mean of the field over the rows (or each group); `nil` when there are none.
-    public static func average<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+    /// The mean of the field over the rows (or each group); `nil` when there are none. Only numbers
+    /// average (``NumericDatabaseValue``): `.average(\.title)` does not compile.
+    public static func average<V: NumericDatabaseValue>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
         make(.average, keyPath, alias)
     }
 
@@ -93,8 +94,9 @@ public struct SelectTerm<E: Entity>: Sendable {
 
     /// The sum of the field; `nil` when there are no rows, or when the sum is not a number (SQLite
     /// stores NaN as `NULL`: infinity plus minus infinity). A sum of integers past `Int64`'s range
-    /// throws (``StrataError/Code/sqlite``, "integer overflow").
-    public static func sum<V: DatabaseValueConvertible>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
+    /// throws (``StrataError/Code/sqlite``, "integer overflow"). Only numbers add up
+    /// (``NumericDatabaseValue``): `.sum(\.title)` does not compile.
+    public static func sum<V: NumericDatabaseValue>(_ keyPath: KeyPath<E, V>, as alias: String? = nil) -> SelectTerm<E> {
         make(.sum, keyPath, alias)
     }
 }

@@ -164,3 +164,25 @@ func storeTags(of values: [Any]) -> [UInt32] {
     }
     return tags
 }
+
+/// An ID of some entity, optional or not: lets a field's description tell a plain ID field.
+protocol EntityIDValue {
+    /// The Swift type name of the entity the ID names.
+    static var targetTypeName: String { get }
+}
+
+extension EntityID: EntityIDValue {
+    static var targetTypeName: String { String(describing: E.self) }
+}
+
+extension Optional: EntityIDValue where Wrapped: EntityIDValue {
+    static var targetTypeName: String { Wrapped.targetTypeName }
+}
+
+/// The entity a plain ID field names (see ``FieldDescription``), outside the field's equality.
+struct PlainIDTarget: Sendable, Hashable {
+    var typeName: String?
+
+    static func == (lhs: PlainIDTarget, rhs: PlainIDTarget) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+}

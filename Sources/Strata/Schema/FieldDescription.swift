@@ -32,6 +32,9 @@ public struct FieldDescription: Sendable, Hashable {
     public private(set) var renamedFrom: String? = nil
     /// The family of the field's Swift type, for migrations that convert it (see ``ValueFamily``).
     var valueFamily = ValueFamily.other
+    /// For a plain ID field (`var recipe: Recipe.ID?` without `@Relationship`): the type it names, for
+    /// the message of a query that tries to follow it. Not part of the field's equality.
+    var plainID = PlainIDTarget()
 
     /// The kinds of stored field.
     public enum FieldKind: Sendable, Hashable {
@@ -62,6 +65,7 @@ public struct FieldDescription: Sendable, Hashable {
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
         field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
         field.valueFamily = .named(Value.self)
+        field.plainID = PlainIDTarget(typeName: (Value.self as? any EntityIDValue.Type)?.targetTypeName)
         return field
     }
 
@@ -80,6 +84,7 @@ public struct FieldDescription: Sendable, Hashable {
             hasDynamicInitialValue: hasDynamicInitialValue, kind: .attribute)
         field.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
         field.valueFamily = .named(Value.self)
+        field.plainID = PlainIDTarget(typeName: (Value.self as? any EntityIDValue.Type)?.targetTypeName)
         return field
     }
 

@@ -16,11 +16,22 @@ public struct EntityReference: Sendable, Hashable {
     public let type: ObjectIdentifier
     /// The Swift type name, for messages.
     public let typeName: String
+    /// The Swift type name with its enclosing types (`V1.Recipe`), for messages that must tell two
+    /// types of the same name apart.
+    public let qualifiedTypeName: String
 
     /// A reference to entity `E`.
     public init<E: Entity>(_ type: E.Type) {
         self.type = ObjectIdentifier(type)
         self.typeName = String(describing: type)
+        self.qualifiedTypeName = Self.qualifiedName(of: type)
+    }
+
+    /// `type`'s name with its enclosing types and without its module (`V1.Recipe`).
+    static func qualifiedName(of type: Any.Type) -> String {
+        let full = String(reflecting: type)
+        guard let dot = full.firstIndex(of: ".") else { return full }
+        return String(full[full.index(after: dot)...])
     }
 }
 

@@ -99,6 +99,7 @@ extension Schema {
         var schema = Schema(
             version: version, entities: kept.map { entities[$0] }, entityTypes: kept.map { entityTypes[$0] },
             declaredVersionLock: nil)
+        schema.entityTypeNames = entityTypeNames
         for entity in entities where schema.entity(named: entity.name) == nil {
             schema.elsewhere[entity.name] = configurationKeys(of: entity.name)
         }

@@ -13,6 +13,8 @@ public struct Schema: Sendable {
     public let entities: [EntityDescription]
     /// The identities of the entities' Swift types, in the same order (relationships refer to them).
     let entityTypes: [ObjectIdentifier]
+    /// The Swift type names with their enclosing types (`V2.Recipe`), by identity, for messages.
+    var entityTypeNames: [ObjectIdentifier: String] = [:]
     /// The lock declared for this version, if any: a stack refuses the schema when its entities no
     /// longer match it.
     public let declaredVersionLock: VersionLock?
@@ -36,6 +38,8 @@ public struct Schema: Sendable {
         self.version = version
         self.entities = entities.map { $0.entityDescription }
         self.entityTypes = entities.map { ObjectIdentifier($0) }
+        self.entityTypeNames = Dictionary(
+            entities.map { (ObjectIdentifier($0), EntityReference.qualifiedName(of: $0)) }, uniquingKeysWith: { first, _ in first })
         self.declaredVersionLock = versionLock
     }
 
@@ -179,8 +183,10 @@ public struct Schema: Sendable {
         entityTypes.firstIndex(of: reference.type).map { entities[$0].name } ?? reference.typeName
     }
 
-    /// What the schema declares that Strata ignores, each said in a sentence (a to-one relationship's
-    /// `inverse:` that names no to-many pointing back): a stack logs them as warnings when it opens.
+    /// What the schema declares that Strata ignores or that is probably a mistake, each said in a
+    /// sentence (a to-one relationship's `inverse:` that names no to-many pointing back; a to-many and
+    /// the one to-one of its target pointing back with no `inverse:` on either, kept as two unrelated
+    /// relationships): a stack logs them as warnings when it opens.
     public var warnings: [String] {
         (try? SchemaGraph(schema: self))?.warnings ?? []
     }

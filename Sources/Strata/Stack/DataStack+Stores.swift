@@ -157,7 +157,7 @@ extension DataStack {
         connectionOptions.attachments?.append(entry)
         stores.replace(with: next)
         observation.storesChanged()
-        logger.info("store added", metadata: ["strata.path": "\(location.path)", "strata.configuration": "\(key)"])
+        logger.debug("store added", metadata: ["strata.path": "\(location.path)", "strata.configuration": "\(key)"])
     }
 
     /// Recreates (when asked and needed), migrates and, in a stack that chooses stores, sets up one store

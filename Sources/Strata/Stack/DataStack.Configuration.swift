@@ -29,10 +29,12 @@ extension DataStack {
         /// `.off` for in-memory stores).
         public var synchronous: Synchronous?
         /// Where Strata logs, with `strata.` metadata keys and never a stored value: the store ready
-        /// (info), rolled-back transactions and their errors (debug), long waits (notice, see
+        /// (debug), rolled-back transactions and their errors (debug), long waits (notice, see
         /// ``longWaitThreshold``), commits and changes from other processes (trace), and a migration
         /// step that drops a field beside a new one of the same type, perhaps a forgotten rename (warning,
-        /// with `strata.entity`, `strata.field` and `strata.added`).
+        /// with `strata.entity`, `strata.field` and `strata.added`), and what ``Schema/warnings`` finds
+        /// (warning). The default logger writes to stderr at info level and above unless the app
+        /// bootstraps swift-log's `LoggingSystem`; raise the `logLevel` of your own logger to quiet Strata.
         public var logger: Logger
         /// A wait for the writer's turn or for a reader connection longer than this is logged at notice
         /// level, with the time waited (`strata.wait`) and what was waited for (`strata.pool`); so is a

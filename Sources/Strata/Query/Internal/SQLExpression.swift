@@ -160,11 +160,38 @@ enum ColumnResolver {
         if let chained = Navigation.chainedMember(keyPath, from: E.self) {
             return column(for: chained)
         }
+        if let error = throughPlainID(keyPath, of: E.self) { return .failure(error) }
         return .failure(StrataError(
             .unsupportedQuery,
             "A key path of \(E.self) used in a query (\(PredicateKeyPathName.describe(keyPath))) is not a stored field; only stored fields, the ID, derived "
                 + "fields, to-many counts and fields of related objects (\\.owner?.name) can be filtered and sorted on.",
             entity: E.entityDescription.name))
+    }
+
+    /// The error for a key path that goes through an ID field that is not a `@Relationship`
+    /// (`\.recipe?.title` with `var recipe: Recipe.ID?`): queries follow relationships only. Read from
+    /// the key path's description, which names its stored properties; `nil` when it names no such field.
+    private static func throughPlainID<E: Entity>(_ keyPath: AnyKeyPath, of type: E.Type) -> StrataError? {
+        let text = "\(keyPath)"
+        let entity = E.entityDescription
+        // The field must be the path's first component: `\SearchHit.recipe?.…`, nothing chained before it.
+        let first = { (field: FieldDescription) -> Bool in
+            for separator in ["?.", "."] {
+                guard let range = text.firstRange(of: ".\(field.property)\(separator)") else { continue }
+                if !text[..<range.lowerBound].contains(where: { "?<(".contains($0) }) { return true }
+            }
+            return false
+        }
+        guard let field = entity.fields.first(where: { $0.plainID.typeName != nil && first($0) }),
+            let target = field.plainID.typeName
+        else { return nil }
+        return StrataError(
+            .unsupportedQuery,
+            "A key path of \(E.self) used in a query goes through \(entity.name).\(field.property), an ID field "
+                + "(\(target).ID), not a @Relationship: queries follow relationships only. To filter or sort through it, "
+                + "mark it @Relationship (@Relationship var \(field.property): \(target).ID?), or filter on the ID itself "
+                + "(\\.\(field.property) == id).",
+            entity: entity.name, field: field.property)
     }
 
     /// The column of a member reached through to-one relationships.

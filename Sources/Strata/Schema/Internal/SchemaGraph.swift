@@ -74,6 +74,7 @@ struct SchemaGraph: Sendable {
         for (type, entity) in zip(schema.entityTypes, schema.entities) { entityNames[type] = entity.name }
         let name = { (reference: EntityReference, source: String, property: String) throws(StrataError) -> String in
             guard let index = schema.entityTypes.firstIndex(of: reference.type) else {
+                if let error = Self.otherVersionsType(reference, source, property, schema) { throw error }
                 throw StrataError(
                     .invalidArgument,
                     "\(source).\(property) points to \(reference.typeName), which is not part of schema \(schema.version); "
@@ -133,6 +134,32 @@ struct SchemaGraph: Sendable {
                 derivedSources.insert(relationship.target)
             }
         }
+    }
+
+    /// The error for a relationship that points to an entity type of another version (`V1.Recipe`)
+    /// while the schema holds its own type of that name (`V2.Recipe`): two Swift types, so the schema
+    /// cannot tell which table the relationship means. `nil` when the schema holds no such namesake.
+    private static func otherVersionsType(
+        _ reference: EntityReference, _ source: String, _ property: String, _ schema: Schema
+    ) -> StrataError? {
+        guard let index = schema.entities.indices.first(where: { index in
+            schema.entities[index].name == reference.typeName
+                || schema.entityTypeNames[schema.entityTypes[index]]?.split(separator: ".").last.map(String.init) == reference.typeName
+        }) else { return nil }
+        let entity = schema.entities[index]
+        var theirs = reference.qualifiedTypeName
+        var ours = schema.entityTypeNames[schema.entityTypes[index]] ?? entity.name
+        if theirs == ours {
+            theirs = "\(theirs) (referenced)"
+            ours = "\(ours) (in the schema)"
+        }
+        return StrataError(
+            .invalidArgument,
+            "\(source).\(property) points to \(theirs), but the schema's \(entity.name) is \(ours), a different Swift "
+                + "type: schema \(schema.version) mixes entity types of two versions. Each version's namespace must hold its own "
+                + "copy of every related entity, with relationships pointing to that version's types; give "
+                + "\(schema.version) its own copy of \(source) whose \(property) points to \(ours).",
+            entity: source, field: property)
     }
 
     /// What is wrong with a to-one relationship's declared inverse when it is not a to-many of its target
@@ -204,6 +231,8 @@ struct SchemaGraph: Sendable {
             $0.inverse == relationship.property && pointsHere($0.target)
         }) {
             inverseToMany = many
+        } else if let warning = Self.forgottenInverse(entity, relationship, target, pointsHere: pointsHere) {
+            warnings.append(warning)
         }
         if let many = inverseToMany, entity.name == targetName, many == index {
             throw fail("a relationship cannot be its own inverse.")
@@ -244,6 +273,27 @@ struct SchemaGraph: Sendable {
             source: entity.name, index: index, property: relationship.property, target: targetName,
             isOrdered: relationship.isOrdered, deleteRule: relationship.deleteRule, storage: storage,
             inverseField: inverseField, inverseToMany: inverseToMany)
+    }
+
+    /// The warning for a to-many with no inverse beside exactly one to-one of its target that points
+    /// back and declares no inverse either: most likely two sides of one relationship whose `inverse:`
+    /// was forgotten, which Strata keeps as two unrelated relationships. Only a warning: a schema that
+    /// shipped that way must open as before, and two independent relationships are legitimate.
+    private static func forgottenInverse(
+        _ entity: EntityDescription, _ relationship: ToManyDescription, _ target: EntityDescription,
+        pointsHere: (EntityReference) -> Bool
+    ) -> String? {
+        let backs = target.fields.filter { field in field.toOne.map { pointsHere($0.target) } == true }
+        guard backs.count == 1, let back = backs.first, back.toOne?.inverse == nil,
+            // Another to-many of the entity that names it as its inverse already owns it.
+            !entity.toMany.contains(where: { $0.inverse == back.property })
+        else { return nil }
+        let many = "\(entity.name).\(relationship.property)"
+        let one = "\(target.name).\(back.property)"
+        return "\(many) (to-many) and \(one) (to-one, pointing back to \(entity.name)) declare no inverse, so Strata keeps "
+            + "them as two unrelated relationships: setting \(one) leaves \(many) unchanged. If they are the two sides of "
+            + "one relationship, declare it on \(many): @Relationship(inverse: \\\(relationship.target.typeName).\(back.property)); "
+            + "if they are meant to be independent, ignore this warning."
     }
 
     private func validateDerived(_ schema: Schema) throws(StrataError) {

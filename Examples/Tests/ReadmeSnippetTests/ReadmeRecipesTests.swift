@@ -1,0 +1,1 @@
+../../../Tests/StrataReadmeTests/ReadmeRecipesTests.swift
