@@ -51,7 +51,7 @@ public final class DataStack: Sendable {
     /// The turn to add a store (``addStorage(_:progress:)``): one at a time.
     let addingStore = LeasePool<Void>(idle: [()])
     /// The one run of closing that every ``close()`` (and the deinit) awaits.
-    private let closing = Locked<Task<Void, Never>?>(nil)
+    let closing = Locked<Task<Void, Never>?>(nil)
     let logger: Logger
     let observation: ObservationCenter
 
@@ -307,27 +307,6 @@ public final class DataStack: Sendable {
         }
     }
 
-    // MARK: Closing
-
-    /// Waits for the running and queued transactions, closes every connection, ends the writer's and
-    /// the idle readers' threads (a reader busy in a read ends its thread when that read ends; a
-    /// ``fetchBatches(_:)`` iteration under way loses its connection once its current batch is read, and
-    /// its next batch throws ``StrataError/Code/stackClosed``), ends the ``ReadGeneration``s still held
-    /// and, for an ``InMemoryStore``, removes its files. Afterwards every call throws ``StrataError/Code/stackClosed`` (a held generation's too),
-    /// even while the `DataStack` value is still referenced.
-    ///
-    /// An ``UnsafeTransaction`` still open is not waited for (its owner may never end it): its
-    /// uncommitted work is rolled back, it ends, and its later calls throw
-    /// ``StrataError/Code/stackClosed``; the transactions queued behind it run first.
-    ///
-    /// Closing is optional: a stack that is released closes itself, in the same way, soon after (its
-    /// publishers' and streams' iterations then end too: they hold the stack's parts, not the stack).
-    /// Close explicitly when the file must be free at a known point (before moving or deleting it, or
-    /// at server shutdown).
-    public func close() async {
-        await parts.close()
-    }
-
     /// Closes the released stack as ``close()`` does, in a task of its own since a deinit cannot wait.
     /// What outlives the stack (a publisher being iterated, a stream, a read generation, an unsafe
     /// transaction) holds some of its parts, never the stack: without this, an iteration would wait
@@ -335,60 +314,6 @@ public final class DataStack: Sendable {
     deinit {
         let parts = self.parts
         Task { await parts.close() }
-    }
-
-    /// What ``close()`` closes.
-    private var parts: Parts {
-        Parts(
-            closing: closing, addingStore: addingStore, observation: observation, writer: writer, readers: readers, cursors: cursors,
-            generationReaders: generationReaders, generations: generations, feed: feed, files: files)
-    }
-
-    /// The parts of a stack that closing closes, apart from the stack: ``close()`` and a released
-    /// stack's deinit close them the same way.
-    private struct Parts: Sendable {
-        let closing: Locked<Task<Void, Never>?>
-        let addingStore: LeasePool<Void>
-        let observation: ObservationCenter
-        let writer: Writer
-        let readers: ReaderPool
-        let cursors: ReaderPool
-        let generationReaders: ReaderPool
-        let generations: GenerationRegistry
-        let feed: CommitFeed
-        let files: StoreFiles
-
-        /// Closes once: a second `close()` (or the deinit) while one runs awaits that one, so that
-        /// none returns before everything is closed.
-        func close() async {
-            let run = closing.withLock { running in
-                if let running { return running }
-                let run = Task { await closeParts() }
-                running = run
-                return run
-            }
-            await run.value
-        }
-
-        private func closeParts() async {
-            writer.beginClosing()
-            _ = addingStore.close(Connection.closedError)
-            await observation.close()
-            await writer.close()
-            await writer.executor.stopped()
-            await readers.close()
-            await cursors.close()
-            // The generations still held end: their connections close, their later uses throw stackClosed.
-            await generationReaders.close()
-            let (held, ending) = generations.close()
-            for held in held {
-                await held.reader.unpin(held.token, returningTo: generationReaders)
-            }
-            // Generations released just before, whose connections are on their way back.
-            for giveBack in ending { await giveBack.value }
-            feed.finish()
-            files.removeIfTemporary()
-        }
     }
 
     // MARK: Observation feed
