@@ -220,6 +220,14 @@ struct EntityAnalysis {
                     diagnose(variable, .storedPropertyInIfConfig)
                 } else if let nested = member.decl.as(IfConfigDeclSyntax.self) {
                     diagnoseStoredProperties(in: nested)
+                } else if let composite = Self.compositeDeclaration(member.decl) {
+                    // `@Entity` reads the struct's own members only: one inside `#if` would be lost.
+                    diagnose(
+                        composite.node,
+                        .compositeMisplaced(
+                            macro: composite.macro,
+                            reason: "@Entity does not read one inside '#if' (every build must have the same constraints): "
+                                + "declare it directly in the struct's body"))
                 }
             }
         }

@@ -144,4 +144,33 @@ struct CompositeDiagnosticsTests {
                     line: 2, column: 5)
             ])
     }
+
+    @Test("#Unique or #Index inside #if in an @Entity struct is an error (it would be left out)")
+    func insideIfConfig() {
+        assertStrataExpansion(
+            """
+            @Entity struct Owner {
+                #if DEBUG
+                #Unique<Owner>([\\.name, \\.city])
+                #endif
+                var name: String = ""
+                var city: String = ""
+            }
+            """,
+            expandedSource: """
+                struct Owner {
+                    #if DEBUG
+                    #Unique<Owner>([\\.name, \\.city])
+                    #endif
+                    var name: String = ""
+                    var city: String = ""
+                }
+                """,
+            diagnostics: [
+                diagnostic(
+                    "#Unique applies in the body of an @Entity struct, which reads it; @Entity does not read one inside "
+                        + "'#if' (every build must have the same constraints): declare it directly in the struct's body",
+                    line: 3, column: 5)
+            ])
+    }
 }

@@ -194,6 +194,9 @@ final class ReaderPool: Sendable {
         for executor in executors { await executor.stopped() }
     }
 
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { leases.closedError != nil }
+
     /// The executors of every connection this pool opened (for tests).
     var executors: [ThreadExecutor] { created.withLock { $0 } }
 

@@ -67,6 +67,7 @@ extension DataStack {
             let (held, ending) = generations.close()
             for held in held {
                 await held.reader.unpin(held.token, returningTo: generationReaders)
+                await held.reader.executor.stopped()
             }
             // Generations released just before, whose connections are on their way back.
             for giveBack in ending { await giveBack.value }

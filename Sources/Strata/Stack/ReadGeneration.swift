@@ -309,7 +309,12 @@ public final class ReadGeneration: Sendable {
             case .pinned(let reader), .lost(let reader, _):
                 state.phase = .ended(ending)
                 // The registry keeps the task until it has run, for the stack's close() to await.
-                let task = registry.unregister(token) { await reader.unpin(token, returningTo: pool) }
+                let task = registry.unregister(token) {
+                    await reader.unpin(token, returningTo: pool)
+                    // Given back to a closed pool, the connection is closed: its thread ends before
+                    // close() returns.
+                    if pool.isClosed { await reader.executor.stopped() }
+                }
                 state.giveBack = task
                 return task
             case .ended:
