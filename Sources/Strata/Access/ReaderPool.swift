@@ -117,7 +117,6 @@ final class ReaderPool: Sendable {
         metrics?.inUse.increment()
         guard noteLeased(reader) else {
             metrics?.inUse.decrement()
-            _ = leases.release(reader)
             await reader.close()
             await reader.executor.stopped()
             throw leases.closedError ?? Connection.closedError

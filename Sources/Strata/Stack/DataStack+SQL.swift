@@ -9,8 +9,7 @@ extension DataStack {
     ///     sql: "SELECT age, count(*) AS people FROM Person GROUP BY age HAVING count(*) > ?", arguments: [1])
     /// ```
     public func fetchRows(sql: String, arguments: [(any DatabaseValueConvertible)?] = []) async throws -> [SQLRow] {
-        let values = arguments.map { $0?.databaseValue ?? .null }
-        return try await readers.read { try $0.rawRows(sql: sql, arguments: values) }
+        try await readers.read { try $0.rawRows(sql: sql, arguments: arguments) }
     }
 
     /// The first column of the first row of a raw SQL query as `T`, read on a reader connection; `nil`
@@ -19,8 +18,6 @@ extension DataStack {
     public func fetchValue<T: DatabaseValueConvertible>(
         _ type: T.Type, sql: String, arguments: [(any DatabaseValueConvertible)?] = []
     ) async throws -> T? {
-        let values = arguments.map { $0?.databaseValue ?? .null }
-        let rows = try await readers.read { try $0.rawRows(sql: sql, arguments: values, limit: 1) }
-        return rows.first.flatMap { T(databaseValue: $0[0]) }
+        try await readers.read { try $0.rawValue(sql: sql, arguments: arguments) }
     }
 }

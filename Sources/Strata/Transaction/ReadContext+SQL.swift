@@ -22,7 +22,7 @@ extension ReadContext {
     ///   ``StrataError/Code/sqlite`` with SQLite's codes for SQL that does not compile or fails.
     public func fetchRows(sql: String, arguments: [(any DatabaseValueConvertible)?] = []) throws -> [SQLRow] {
         try checkOpen()
-        return try connection.rawRows(sql: sql, arguments: arguments.map { $0?.databaseValue ?? .null })
+        return try connection.rawRows(sql: sql, arguments: arguments)
     }
 
     /// The first column of the first row of a raw SQL query as `T`; `nil` when there is no row, or the
@@ -35,7 +35,6 @@ extension ReadContext {
         _ type: T.Type, sql: String, arguments: [(any DatabaseValueConvertible)?] = []
     ) throws -> T? {
         try checkOpen()
-        let rows = try connection.rawRows(sql: sql, arguments: arguments.map { $0?.databaseValue ?? .null }, limit: 1)
-        return rows.first.flatMap { T(databaseValue: $0[0]) }
+        return try connection.rawValue(sql: sql, arguments: arguments)
     }
 }

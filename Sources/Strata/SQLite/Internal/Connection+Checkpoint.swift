@@ -49,9 +49,8 @@ extension Connection {
     /// older state (a read generation, a read running in another process) keeps its part in the WAL.
     func checkpointBeforeClose() {
         guard !isClosed, !isInTransaction else { return }
+        // With no busy handler, a TRUNCATE checkpoint that meets a reader goes on as a PASSIVE one.
         sqlite3_busy_timeout(handle, 0)
-        if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) != SQLITE_OK {
-            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        }
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 }

@@ -10,8 +10,11 @@ extension Connection {
     /// statement, `ATTACH`, a `PRAGMA` (some change the connection), or a text holding a second
     /// statement. Strata tracks every change its own writes make; a raw write would bypass that.
     /// Reads at most `limit` rows when one is given.
-    func rawRows(sql: String, arguments: [DatabaseValue], limit: Int = .max) throws(StrataError) -> [SQLRow] {
-        let statement = try rawQuery(sql, arguments: arguments)
+    func rawRows(
+        sql: String, arguments: [(any DatabaseValueConvertible)?], limit: Int = .max
+    ) throws(StrataError) -> [SQLRow] {
+        // Prepared outside the statement cache, and finalized when it goes.
+        let statement = try rawQuery(sql, arguments: arguments.map { $0?.databaseValue ?? .null })
         // A query SQLite calls read-only can still write when it runs: `SELECT * FROM
         // pragma_optimize(…)` runs ANALYZE. On a connection that can write (a transaction's), the
         // query runs with writes turned off; a reader's connection cannot write anyway.
@@ -25,19 +28,18 @@ extension Connection {
             columns.append(sqlite3_column_name(statement.handle, index).map { String(cString: $0) } ?? "")
         }
         var rows: [SQLRow] = []
-        do {
-            while rows.count < limit, try statement.step() {
-                var values: [DatabaseValue] = []
-                values.reserveCapacity(Int(count))
-                for index in 0..<count { values.append(statement.value(at: index)) }
-                rows.append(SQLRow(columns: columns, values: values))
-            }
-        } catch {
-            statement.reset()
-            throw error
+        while rows.count < limit, try statement.step() {
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<count { values.append(statement.value(at: index)) }
+            rows.append(SQLRow(columns: columns, values: values))
         }
-        statement.reset()
         return rows
+    }
+
+    /// The first column of the first row of `sql` as `T` (see ``rawRows(sql:arguments:limit:)``).
+    func rawValue<T: DatabaseValueConvertible>(sql: String, arguments: [(any DatabaseValueConvertible)?]) throws(StrataError) -> T? {
+        try rawRows(sql: sql, arguments: arguments, limit: 1).first.flatMap { T(databaseValue: $0[0]) }
     }
 
     /// The prepared, checked and bound statement of a raw query.
